@@ -1,0 +1,207 @@
+"""Store benchmark: kartludo's append and read+decode against the raw driver.
+
+On each backend, in one run: append 100,000 small events (1,000 streams x 100, ten
+events per call, as a match service would) through ``EventStore.append``, then read
+them all back decoded; and the same work with the bare driver (``sqlite3`` /
+psycopg ``executemany`` of the same rows, same batching, one commit per batch;
+``SELECT`` of the same columns and the same msgspec decoding). Prints events/s and
+the ratio kartludo / raw (target >= 0.7).
+
+    python bench/store.py [--streams 1000] [--per-stream 100] [--pg URL | --no-pg]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import tempfile
+import time
+import uuid
+
+import msgspec
+
+from kartludo.events.base import Event, decode, encode, register_union
+from kartludo.store.database import create_engine, upgrade
+from kartludo.store.eventstore import EventStore, chain_hash, GENESIS, _COLUMNS
+
+
+class BenchTick(Event, frozen=True, kw_only=True, tag="bench.tick"):
+    seat: int
+    card: str
+    n: int
+
+
+register_union(BenchTick)
+
+
+def make_batches(streams: int, per_stream: int, batch: int) -> list[tuple[str, int, list[BenchTick]]]:
+    out = []
+    for s in range(streams):
+        sid = f"match-{s:06d}"
+        for start in range(0, per_stream, batch):
+            out.append((sid, start, [BenchTick(seat=i % 3, card="R7", n=start + i) for i in range(batch)]))
+    # interleave streams as concurrent matches would
+    out.sort(key=lambda b: (b[1], b[0]))
+    return out
+
+
+def raw_rows(batches):
+    """The exact rows kartludo writes (same bytes), precomputed for the baseline."""
+    rows_per_batch = []
+    heads = {}
+    for sid, start, events in batches:
+        prev = heads.get(sid, GENESIS)
+        rows = []
+        cid = uuid.uuid4().hex
+        for i, e in enumerate(events):
+            payload = encode(e)
+            v = start + i + 1
+            h = chain_hash(prev, sid, v, "bench.tick", 1, 0, "bench", cid, payload)
+            rows.append((sid, v, "bench.tick", 1, payload, 0, "bench", cid, prev, h))
+            prev = h
+        heads[sid] = prev
+        rows_per_batch.append(rows)
+    return rows_per_batch
+
+
+def bench_kartludo(url: str, batches) -> tuple[float, float, int]:
+    store = EventStore.open(url)
+    t0 = time.perf_counter()
+    for sid, start, events in batches:
+        store.append(sid, events, start, actor="bench")
+    t_append = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    n = 0
+    for rec in store.iter_all(0, 5000):
+        n += 1
+    t_read = time.perf_counter() - t0
+    store.close()
+    return t_append, t_read, n
+
+
+def bench_raw_sqlite(path: str, rows_per_batch) -> tuple[float, float, int]:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    sql = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    t0 = time.perf_counter()
+    for rows in rows_per_batch:
+        conn.executemany(sql, rows)
+        conn.commit()
+    t_append = time.perf_counter() - t0
+    dec = msgspec.msgpack.Decoder(BenchTick)
+    t0 = time.perf_counter()
+    n = 0
+    last = 0
+    while True:
+        rows = conn.execute(
+            f"SELECT position, {_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT 5000", (last,)
+        ).fetchall()
+        if not rows:
+            break
+        for row in rows:
+            dec.decode(row[5])
+            n += 1
+        last = rows[-1][0]
+    t_read = time.perf_counter() - t0
+    conn.close()
+    return t_append, t_read, n
+
+
+def bench_raw_pg(url: str, rows_per_batch) -> tuple[float, float, int]:
+    import psycopg
+
+    conn = psycopg.connect(url)
+    sql = f"INSERT INTO events ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    t0 = time.perf_counter()
+    with conn.cursor() as cur:
+        for rows in rows_per_batch:
+            cur.executemany(sql, rows)
+            conn.commit()
+    t_append = time.perf_counter() - t0
+    dec = msgspec.msgpack.Decoder(BenchTick)
+    t0 = time.perf_counter()
+    n = 0
+    last = 0
+    with conn.cursor() as cur:
+        while True:
+            cur.execute(
+                f"SELECT position, {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT 5000", (last,)
+            )
+            rows = cur.fetchall()
+            if not rows:
+                break
+            for row in rows:
+                dec.decode(row[5])
+                n += 1
+            last = rows[-1][0]
+    t_read = time.perf_counter() - t0
+    conn.close()
+    return t_append, t_read, n
+
+
+def report(backend, total, k, r):
+    ka, kr, kn = k
+    ra, rr, rn = r
+    assert kn == rn == total, (kn, rn, total)
+    print(f"{backend:10} append  kartludo {total / ka:10,.0f} ev/s   raw {total / ra:10,.0f} ev/s   ratio {ra / ka:5.2f}")
+    print(f"{backend:10} read    kartludo {total / kr:10,.0f} ev/s   raw {total / rr:10,.0f} ev/s   ratio {rr / kr:5.2f}")
+
+
+def pg_database(base_url: str, name: str):
+    import psycopg
+
+    admin = psycopg.connect(base_url, autocommit=True)
+    admin.execute(f"DROP DATABASE IF EXISTS {name}")
+    admin.execute(f"CREATE DATABASE {name}")
+    admin.close()
+    return base_url.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_pg(base_url: str, name: str) -> None:
+    import psycopg
+
+    admin = psycopg.connect(base_url, autocommit=True)
+    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    admin.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--streams", type=int, default=1000)
+    ap.add_argument("--per-stream", type=int, default=100)
+    ap.add_argument("--batch", type=int, default=10)
+    ap.add_argument("--pg", default=os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test"))
+    ap.add_argument("--no-pg", action="store_true")
+    args = ap.parse_args()
+    batches = make_batches(args.streams, args.per_stream, args.batch)
+    rows = raw_rows(batches)
+    total = args.streams * args.per_stream
+    print(f"{total:,} events, {args.streams:,} streams x {args.per_stream}, {args.batch} per append")
+    with tempfile.TemporaryDirectory() as tmp:
+        k_path, r_path = os.path.join(tmp, "k.db"), os.path.join(tmp, "r.db")
+        upgrade(create_engine(f"sqlite:///{r_path}"))
+        k = bench_kartludo(f"sqlite:///{k_path}", batches)
+        r = bench_raw_sqlite(r_path, rows)
+        report("sqlite", total, k, r)
+    if not args.no_pg:
+        names = ("kartludo_bench_k", "kartludo_bench_r")
+        try:
+            k_url, r_url = (pg_database(args.pg, n) for n in names)
+        except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
+            print(f"postgresql skipped: {str(exc).splitlines()[0]}")
+            return
+        try:
+            upgrade(create_engine(k_url))
+            upgrade(create_engine(r_url))
+            k = bench_kartludo(k_url, batches)
+            r = bench_raw_pg(r_url, rows)
+            report("postgresql", total, k, r)
+        finally:
+            for n in names:
+                drop_pg(args.pg, n)
+
+
+if __name__ == "__main__":
+    main()

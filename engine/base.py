@@ -1,0 +1,288 @@
+"""The contract every game engine meets, and the helpers they share.
+
+An engine is pure and deterministic: no I/O, no clock, no global randomness.
+``decide`` validates a command against a state and returns the events it causes
+(or raises ``IllegalCommand`` naming the rule broken); ``evolve`` folds one event.
+State is immutable; the stream of events alone rebuilds it.
+"""
+
+from __future__ import annotations
+
+import abc
+import random
+from collections import Counter
+from typing import Any, Callable, ClassVar, Generic, Iterable, Sequence, TypeVar
+
+import msgspec
+
+from kartludo.events.base import Event
+from kartludo.events.match import DealStarted, MatchCreated
+
+S = TypeVar("S")
+
+#: ``view``/``render`` viewer meaning "every hand" (a TD or a finished replay).
+ALL = -1
+#: viewer meaning "nobody": public information only.
+PUBLIC = None
+Viewer = int | None
+
+
+class IllegalCommand(ValueError):
+    """The rules refuse this command; ``rule`` cites the section broken."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.rule}]"
+
+
+class BadCommand(ValueError):
+    """A command that cannot even be read (unknown verb, malformed card)."""
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
+    """Base of player commands. Subclasses set ``tag=`` to the CLI verb.
+
+    Commands are never stored; the events ``decide`` returns are.
+    """
+
+    seat: int
+
+    def args(self) -> list[str]:
+        """The verb's arguments as the CLI takes them."""
+        return []
+
+    def text(self) -> str:
+        verb = type(self).__struct_config__.tag
+        return " ".join([str(verb), *self.args()])
+
+    def __lt__(self, other: "Command") -> bool:  # sorted legal commands
+        return (self.seat, self.text()) < (other.seat, other.text())
+
+
+class StartDeal(Command, frozen=True, kw_only=True, tag="deal"):
+    """Start the next deal with this deck order (top first).
+
+    The pipeline fills ``deck`` from the match's seeded shuffle when none is
+    entered by hand; ``shuffle`` then names that shuffle. ``seat`` is -1: a deal is
+    started by the table (or its TD), not by a seat.
+    """
+
+    seat: int = -1
+    deck: tuple[str, ...]
+    shuffle: str | None = None
+
+    def args(self) -> list[str]:
+        return list(self.deck)
+
+
+class Option(msgspec.Struct, frozen=True):
+    """A rules option of a game, set with ``--option KEY=VALUE`` at match creation."""
+
+    default: Any
+    help: str
+    parse: Callable[[str], Any] = str
+    check: Callable[[Any], str | None] | None = None  # returns an error message or None
+
+
+class Result(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished (or series-cut) match, as projections need it.
+
+    ``scores`` is the game's own total per player (Uxinjo MP, Hakamo points,
+    Laugavatnsmanni points, Svoi Kozyri losses); ``ranks`` 1 = best, ties share.
+    """
+
+    scores: dict[str, int]
+    ranks: dict[str, int]
+    higher_is_better: bool = True
+    match_points: dict[str, int] | None = None
+    fouls: dict[str, int] = {}
+
+
+def ranks_from_scores(scores: dict[str, int], higher_is_better: bool = True) -> dict[str, int]:
+    """Competition ranking (1, 2, 2, 4): ties share the better place."""
+    ordered = sorted(scores.values(), reverse=higher_is_better)
+    return {p: ordered.index(s) + 1 for p, s in scores.items()}
+
+
+def check_deck(deck: Sequence[str], full: Sequence[str]) -> None:
+    """Refuse a listed deck that is not exactly ``full`` (as a multiset), naming
+    the unknown, missing and extra cards."""
+    known = set(full)
+    unknown = sorted({c for c in deck if c not in known})
+    have, want = Counter(deck), Counter(full)
+    missing = sorted((want - have).elements())
+    extra = sorted((have - want).elements())
+    extra = [c for c in extra if c in known]
+    if unknown or missing or extra:
+        parts = []
+        if unknown:
+            parts.append("unknown cards " + " ".join(unknown))
+        if missing:
+            parts.append("missing " + " ".join(missing))
+        if extra:
+            parts.append("extra " + " ".join(extra))
+        raise IllegalCommand(
+            f"the deck is not the game's {len(full)}-card deck: " + "; ".join(parts)
+            + f" ({len(deck)} cards given)",
+            "deck",
+        )
+
+
+def seeded_deck(full: Sequence[str], seed: int, deal: int) -> tuple[tuple[str, ...], str]:
+    """The match's seeded shuffle for its ``deal``-th deal, and the shuffle's name.
+
+    ``random.Random`` seeded with a string is stable across platforms and Python
+    versions; the resulting order is recorded in the deal's event anyway.
+    """
+    key = f"{seed}:{deal}"
+    cards = list(full)
+    random.Random(key).shuffle(cards)
+    return tuple(cards), key
+
+
+class Game(abc.ABC, Generic[S]):
+    """One game's rules. Instances are stateless; every method is pure."""
+
+    name: ClassVar[str]  # registry key, e.g. "uxinjo"
+    title: ClassVar[str]
+    ruleset: ClassVar[str]  # recorded in MatchCreated; bump when a rule changes
+    player_counts: ClassVar[tuple[int, ...]]
+    options: ClassVar[dict[str, Option]] = {}
+    command_types: ClassVar[tuple[type[Command], ...]]
+
+    # --- setup -------------------------------------------------------------
+    @abc.abstractmethod
+    def deck(self, options: dict[str, Any]) -> tuple[str, ...]:
+        """The full deck, in a canonical order."""
+
+    @abc.abstractmethod
+    def seat_labels(self, n_players: int) -> tuple[str, ...]:
+        """Seat names in seat order (e.g. Or, Su, Ok)."""
+
+    @abc.abstractmethod
+    def start(self, created: MatchCreated) -> S:
+        """The state right after ``MatchCreated``, before any deal."""
+
+    def next_dealer(self, state: S) -> int:
+        """The seat that deals the next deal (recorded in ``DealStarted``)."""
+        raise NotImplementedError
+
+    # --- the fold ----------------------------------------------------------
+    @abc.abstractmethod
+    def decide(self, state: S, command: Command) -> list[Event]:
+        """The events ``command`` causes, including everything the rules then make
+        happen by themselves; raises ``IllegalCommand`` and records nothing."""
+
+    @abc.abstractmethod
+    def evolve(self, state: S, event: Event) -> S:
+        """Fold one event. Never validates: events are facts."""
+
+    def automatic(self, state: S) -> list[Event]:
+        """Events the rules make happen now without anyone's command (rulings,
+        settlements, automatic plays). ``decide`` appends them; ``audit recheck``
+        compares them with what was recorded."""
+        return []
+
+    # --- asking the state --------------------------------------------------
+    @abc.abstractmethod
+    def legal_commands(self, state: S, seat: int) -> list[Command]:
+        """Every command ``seat`` may give now, sorted. ``decide`` accepts each."""
+
+    @abc.abstractmethod
+    def to_act(self, state: S) -> list[int]:
+        """Seats whose command the game is waiting for (several in a claim window)."""
+
+    @abc.abstractmethod
+    def phase(self, state: S) -> str: ...
+
+    @abc.abstractmethod
+    def deal_number(self, state: S) -> int: ...
+
+    @abc.abstractmethod
+    def is_finished(self, state: S) -> bool: ...
+
+    def can_deal(self, state: S) -> bool:
+        """True between deals of a running match (a ``deal`` command is due)."""
+        return False
+
+    @abc.abstractmethod
+    def result(self, state: S) -> Result | None:
+        """The match result once finished (or cut by a series deadline), else None."""
+
+    # --- hidden information --------------------------------------------------
+    @abc.abstractmethod
+    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
+        """JSON-able state as ``viewer`` may see it (seat index, ``ALL`` or
+        ``PUBLIC``). Keys: ``phase``, ``to_act``, ``hands``, ``totals`` and the
+        game's own fields (see DESIGN.md's ``state --json``)."""
+
+    @abc.abstractmethod
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        """The event as ``viewer`` may see it (hidden cards replaced by ``"??"``)."""
+
+    @abc.abstractmethod
+    def render(self, state: S, viewer: Viewer) -> str:
+        """A text picture of the table for ``replay`` and ``state``."""
+
+    @abc.abstractmethod
+    def describe(self, before: S, event: Event, viewer: Viewer) -> str:
+        """One line saying what ``event`` did, e.g. "Su discards R7"."""
+
+    # --- commands ----------------------------------------------------------
+    @abc.abstractmethod
+    def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
+        """Read a CLI command (``discard R5``); raises ``BadCommand``."""
+
+    def bots(self) -> dict[str, "Bot[S]"]:
+        return {}
+
+
+class Bot(abc.ABC, Generic[S]):
+    """A player program. It must look only at what ``game.view(state, seat)`` shows."""
+
+    name: ClassVar[str]
+
+    @abc.abstractmethod
+    def choose(self, game: Game[S], state: S, seat: int, legal: list[Command], rng: random.Random) -> Command: ...
+
+
+def fold(game: Game[S], created: MatchCreated, events: Iterable[Event]) -> S:
+    state = game.start(created)
+    evolve = game.evolve
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def parse_options(game: Game[Any], given: dict[str, str]) -> dict[str, Any]:
+    """Validate ``--option KEY=VALUE`` pairs against the game's options and fill defaults."""
+    unknown = sorted(set(given) - set(game.options))
+    if unknown:
+        known = ", ".join(sorted(game.options)) or "none"
+        raise BadCommand(f"unknown option {', '.join(unknown)} for {game.name} (options: {known})")
+    out: dict[str, Any] = {}
+    for key, opt in game.options.items():
+        if key in given:
+            try:
+                value = opt.parse(given[key])
+            except (TypeError, ValueError) as exc:
+                raise BadCommand(f"option {key}={given[key]!r}: {exc}") from None
+        else:
+            value = opt.default
+        if opt.check is not None:
+            problem = opt.check(value)
+            if problem:
+                raise BadCommand(f"option {key}={value!r}: {problem}")
+        out[key] = value
+    return out
+
+
+def first_deal_event(events: Iterable[Event], deal: int) -> DealStarted | None:
+    for event in events:
+        if isinstance(event, DealStarted) and event.deal == deal:
+            return event
+    return None

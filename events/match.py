@@ -1,0 +1,70 @@
+"""Events every match stream shares, whatever the game.
+
+A match stream starts with ``MatchCreated``; each deal starts with ``DealStarted``
+holding the full deck order (top first), so the stream alone rebuilds the deal.
+Penalty rulings of every game derive from ``Ruling`` so the audit trail can read
+them without knowing the game; appeals and TD decisions are new events, never edits.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from kartludo.events.base import Event, register_union
+
+
+class MatchCreated(Event, frozen=True, kw_only=True, tag="match.created"):
+    game: str
+    ruleset: str
+    players: list[str]
+    seed: int
+    options: dict[str, Any] = {}
+    series: str | None = None
+
+
+class DealStarted(Event, frozen=True, kw_only=True, tag="match.deal-started"):
+    """A deal begins. ``deal`` counts every deal started in the match (redeals too);
+    ``shuffle`` names the seeded shuffle used, or is None for a deck entered by hand."""
+
+    deal: int
+    dealer: int
+    deck: list[str]
+    shuffle: str | None = None
+
+
+class Ruling(Event, frozen=True, kw_only=True, tag="match.ruling"):
+    """Base of penalty rulings: the rule applied, the facts it was judged on, its effect.
+
+    ``rule`` cites the rules section (and the project RULING where one decides it).
+    Games subclass it with their own tag; ``facts`` and ``effect`` are plain data so
+    the audit trail and replay can show them for any game.
+    """
+
+    derived = True
+
+    ruling_id: str
+    deal: int
+    seat: int
+    rule: str
+    facts: dict[str, Any] = {}
+    effect: dict[str, Any] = {}
+
+
+class RulingAppealed(Event, frozen=True, kw_only=True, tag="match.ruling-appealed"):
+    ruling_id: str
+    by: str
+    reason: str
+
+
+class RulingDecided(Event, frozen=True, kw_only=True, tag="match.ruling-decided"):
+    """A tournament director's decision on an appeal; ``overturn`` undoes the
+    ruling's effects in the match state from here on, the original events stay."""
+
+    ruling_id: str
+    by: str
+    decision: Literal["uphold", "overturn"]
+    reason: str
+
+
+MATCH_EVENTS = (MatchCreated, DealStarted, RulingAppealed, RulingDecided)
+match_decoder = register_union(*MATCH_EVENTS)

@@ -1,0 +1,144 @@
+"""Opening a database by URL: engine settings per backend, and the schema check.
+
+SQLite (a file, WAL) is the embedded default; PostgreSQL is chosen by URL.
+Read commands check the schema revision with one query; Alembic is imported only
+to upgrade.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+from kartludo.store.errors import DatabaseNotMigrated, DatabaseUnavailable
+from kartludo.store.schema import SCHEMA_REVISION
+
+DEFAULT_URL = "sqlite:///kartludo.db"
+#: how long a SQLite writer waits for the file lock before giving up
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+def normalise_url(url: str) -> sa.URL:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseUnavailable(f"not a database URL: {url!r}") from None
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.drivername not in ("sqlite", "sqlite+pysqlite", "postgresql+psycopg"):
+        raise DatabaseUnavailable(
+            f"unsupported database {parsed.drivername!r}: use sqlite:///FILE or postgresql://…"
+        )
+    return parsed
+
+
+def create_engine(url: str) -> Engine:
+    parsed = normalise_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(parsed)
+    try:
+        engine = sa.create_engine(parsed, pool_pre_ping=False, pool_size=20, max_overflow=20)
+    except NoSuchModuleError as exc:  # pragma: no cover - psycopg is a dependency
+        raise DatabaseUnavailable(str(exc)) from None
+    return engine
+
+
+def _sqlite_engine(url: sa.URL) -> Engine:
+    database = url.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        folder = Path(database).expanduser().resolve().parent
+        if not folder.is_dir():
+            raise DatabaseUnavailable(f"cannot open {url.render_as_string()}: folder {folder} does not exist")
+    engine = sa.create_engine(url)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Transactions are begun explicitly (BEGIN / BEGIN IMMEDIATE), not by pysqlite.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: sa.Connection) -> None:
+        write = conn.get_execution_options().get("kartludo_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+def describe_url(engine: Engine) -> str:
+    return engine.url.render_as_string(hide_password=True)
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The Alembic revision stamped in the database, or None when never migrated."""
+    with connect(engine) as conn:
+        if not sa.inspect(conn).has_table("alembic_version"):
+            return None
+        return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+
+
+def is_empty(engine: Engine) -> bool:
+    with connect(engine) as conn:
+        return not sa.inspect(conn).get_table_names()
+
+
+def connect(engine: Engine) -> sa.Connection:
+    try:
+        return engine.connect()
+    except DBAPIError as exc:
+        raise DatabaseUnavailable(f"cannot open {describe_url(engine)}: {first_line(exc.orig)}") from None
+
+
+def first_line(exc: BaseException | None) -> str:
+    text = str(exc or "").strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def upgrade(engine: Engine) -> tuple[str | None, str]:
+    """Run the Alembic migrations to head; returns (revision before, revision after)."""
+    from alembic import command
+    from alembic.config import Config
+
+    before = current_revision(engine)
+    config = Config()
+    config.set_main_option("script_location", "kartludo.store:migrations")
+    with connect(engine) as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+        conn.commit()
+    return before, current_revision(engine) or ""
+
+
+def ensure_ready(engine: Engine, *, create: bool = True) -> None:
+    """Check the schema; a brand-new empty SQLite file is migrated on the spot."""
+    revision = current_revision(engine)
+    if revision == SCHEMA_REVISION:
+        return
+    if revision is None and create and engine.url.get_backend_name() == "sqlite" and is_empty(engine):
+        upgrade(engine)
+        return
+    where = describe_url(engine)
+    if revision is None:
+        raise DatabaseNotMigrated(f"{where} has no kartludo schema: run `kartludo db upgrade`")
+    if revision < SCHEMA_REVISION:
+        raise DatabaseNotMigrated(
+            f"{where} is at schema {revision}, this kartludo needs {SCHEMA_REVISION}: run `kartludo db upgrade`"
+        )
+    raise DatabaseNotMigrated(
+        f"{where} is at schema {revision}, newer than this kartludo ({SCHEMA_REVISION}): upgrade kartludo"
+    )
+
+
+def url_from_env(url: str | None) -> str:
+    return url or os.environ.get("KARTLUDO_DB") or DEFAULT_URL

@@ -1,0 +1,51 @@
+"""The event store's tables (SQLAlchemy Core). Alembic migrations create them;
+``SCHEMA_REVISION`` lets read commands check a database without importing Alembic."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Integer,
+    LargeBinary,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    UniqueConstraint,
+)
+
+#: the Alembic head revision this build expects (a test checks it against Alembic)
+SCHEMA_REVISION = "0001"
+
+metadata = MetaData()
+
+# SQLite makes an INTEGER PRIMARY KEY the rowid (cheap, max+1); PostgreSQL gets a BIGINT.
+Position = BigInteger().with_variant(Integer(), "sqlite")
+
+events = Table(
+    "events",
+    metadata,
+    Column("position", Position, primary_key=True, autoincrement=True),
+    Column("stream_id", String(200), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("type", String(100), nullable=False),
+    Column("schema_version", SmallInteger, nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Column("recorded_at_us", BigInteger, nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("command_id", String(200), nullable=False),
+    Column("prev_hash", LargeBinary(32), nullable=False),
+    Column("hash", LargeBinary(32), nullable=False),
+    UniqueConstraint("stream_id", "version", name="uq_events_stream_version"),
+)
+
+# One row per accepted command: a retried command id finds its original events here.
+commands = Table(
+    "commands",
+    metadata,
+    Column("stream_id", String(200), primary_key=True),
+    Column("command_id", String(200), primary_key=True),
+    Column("first_version", Integer, nullable=False),
+    Column("last_version", Integer, nullable=False),
+)

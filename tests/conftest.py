@@ -1,0 +1,81 @@
+"""Shared fixtures: one store suite, run on SQLite and on PostgreSQL.
+
+PostgreSQL tests use ``KARTLUDO_TEST_PG_URL`` (default: the local ``test``
+database). Without a reachable server they skip with the reason shown; with
+``KARTLUDO_REQUIRE_PG=1`` (set by ``.ci/run``) a missing server fails them instead.
+Each PostgreSQL test gets a fresh schema, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from urllib.parse import quote
+
+import pytest
+
+PG_URL = os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+REQUIRE_PG = os.environ.get("KARTLUDO_REQUIRE_PG") == "1"
+_pg_problem: list[str] = []
+
+
+def _pg_reachable() -> str | None:
+    """None when PostgreSQL answers, else why not (checked once per session)."""
+    if _pg_problem:
+        return _pg_problem[0] or None
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_URL, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+        _pg_problem.append("")
+    except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+        _pg_problem.append(f"PostgreSQL not reachable at {PG_URL}: {str(exc).strip().splitlines()[0]}")
+    return _pg_problem[0] or None
+
+
+def require_pg() -> None:
+    problem = _pg_reachable()
+    if problem:
+        if REQUIRE_PG:
+            pytest.fail(problem + " (KARTLUDO_REQUIRE_PG=1)")
+        pytest.skip(problem)
+
+
+@pytest.fixture
+def pg_url():
+    """A fresh, empty PostgreSQL schema as a URL (search_path set by the URL)."""
+    require_pg()
+    import psycopg
+
+    schema = "kt_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in PG_URL else "?"
+    yield f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}"
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def sqlite_url(tmp_path):
+    return f"sqlite:///{tmp_path / 'kartludo.db'}"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_url(request, tmp_path):
+    """The same test on each backend."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'kartludo.db'}"
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def store(db_url):
+    from kartludo.store import EventStore
+    from kartludo.store.database import create_engine, upgrade
+
+    upgrade(create_engine(db_url))
+    s = EventStore.open(db_url)
+    yield s
+    s.close()

@@ -79,3 +79,18 @@ def store(db_url):
     s = EventStore.open(db_url)
     yield s
     s.close()
+
+
+_pg_tests_passed: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and report.passed and "postgres" in report.keywords:
+        _pg_tests_passed.append(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With KARTLUDO_REQUIRE_PG=1 a run in which no PostgreSQL test passed fails."""
+    if REQUIRE_PG and exitstatus == 0 and session.testscollected and not _pg_tests_passed:
+        print("\nKARTLUDO_REQUIRE_PG=1 but no PostgreSQL test ran and passed")
+        session.exitstatus = 1

@@ -1,0 +1,105 @@
+"""The ``kartludo`` command: a thin layer over the library.
+
+Subcommands are imported only when run, so ``kartludo --help`` starts without
+importing SQLAlchemy, Alembic or any game.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+#: command name -> (module, attribute, one-line help shown by ``kartludo --help``)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "db": ("kartludo.cli.db", "db", "Create or upgrade the database schema."),
+    "verify": ("kartludo.cli.integrity", "verify", "Check every stream's hash chain and re-fold every match."),
+    "events": ("kartludo.cli.transfer", "events", "Export or import the event log as JSON Lines."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands live in modules imported on first use."""
+
+    def __init__(self, *args: Any, lazy: dict[str, tuple[str, str, str]] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy or {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy:
+            module, attr, _ = self.lazy[name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from kartludo.cli.context import as_click_error
+
+        try:
+            return super().invoke(ctx)
+        except click.ClickException:
+            raise
+        except Exception as exc:
+            error = as_click_error(exc)
+            if error is None:
+                raise
+            raise error from None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.lazy:
+                rows.append((name, self.lazy[name][2]))
+            else:
+                cmd = super().get_command(ctx, name)
+                if cmd is not None and not cmd.hidden:
+                    rows.append((name, cmd.get_short_help_str(formatter.width)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    "db_url",
+    envvar="KARTLUDO_DB",
+    default="sqlite:///kartludo.db",
+    show_default=True,
+    metavar="URL",
+    help="Database URL: sqlite:///FILE or postgresql://USER@HOST/DB (env KARTLUDO_DB).",
+)
+@click.version_option(package_name="kartludo")
+@click.pass_context
+def cli(ctx: click.Context, db_url: str) -> None:
+    """kartludo: an event-sourced match service for Uxinjo, Hakamo,
+    Laugavatnsmanni and Svoi Kozyri.
+
+    Every action is an event in a SQL store; every state is a fold of events.
+
+    \b
+    Example:
+        kartludo demo
+        kartludo --db postgresql://postgres@127.0.0.1/test db upgrade
+    """
+    from kartludo.cli.context import Env
+
+    ctx.obj = Env(db_url)
+    ctx.call_on_close(ctx.obj.close)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point."""
+    try:
+        cli.main(args=argv, prog_name="kartludo")
+    except BrokenPipeError:  # e.g. `kartludo replay … | head`
+        sys.stderr.close()
+        sys.exit(0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

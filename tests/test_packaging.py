@@ -1,0 +1,58 @@
+"""The package installs as one import package, ``kartludo``, and nothing else."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_fresh_venv_install_has_only_the_kartludo_package(tmp_path):
+    wheels = tmp_path / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    wheel = next(wheels.glob("kartludo-*.whl"))
+    venv = tmp_path / "fresh"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
+    site = Path(subprocess.check_output([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                        text=True).strip())
+    ours = {p.name for p in site.iterdir()} - {"pip", "setuptools", "pkg_resources", "_distutils_hack", "distutils-precedence.pth",
+                                               "__pycache__"}
+    ours = {n for n in ours if not n.startswith(("pip-", "setuptools-"))}
+    assert ours == {"kartludo", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
+    assert sorted(p.name for p in (site / "kartludo").iterdir() if p.is_dir() and p.name != "__pycache__") == [
+        "app", "cli", "engine", "events", "projections", "store",
+    ]
+    # import it from the fresh venv, borrowing only third-party dependencies from ours
+    deps = sysconfig.get_paths()["purelib"]
+    env = dict(os.environ, PYTHONPATH=deps)
+    out = subprocess.check_output(
+        [py, "-c", "import kartludo.store, kartludo.cli.main as m; print(kartludo.store.__file__)"],
+        env=env, text=True, cwd=tmp_path,
+    )
+    assert out.strip().startswith(str(site / "kartludo" / "store"))
+    assert (venv / "bin" / "kartludo").exists()
+
+
+def test_help_does_not_import_the_database_stack():
+    code = (
+        "import sys, kartludo.cli.main as m\n"
+        "try:\n    m.cli.main(['--help'], standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+        "heavy = [n for n in ('sqlalchemy', 'alembic', 'psycopg', 'msgspec') if n in sys.modules]\n"
+        "print('HEAVY=' + ','.join(heavy))"
+    )
+    out = subprocess.check_output([sys.executable, "-c", code], text=True)
+    assert out.strip().splitlines()[-1] == "HEAVY="

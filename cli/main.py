@@ -14,7 +14,13 @@ import click
 
 #: command name -> (module, attribute, one-line help shown by ``kartludo --help``)
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "demo": ("kartludo.cli.demo", "demo", "Simulate a small league and show standings and a replayed deal."),
     "db": ("kartludo.cli.db", "db", "Create or upgrade the database schema."),
+    "match": ("kartludo.cli.matches", "match", "Create matches, start deals, list matches."),
+    "act": ("kartludo.cli.matches", "act", "Give one command in a match as a player."),
+    "state": ("kartludo.cli.matches", "state", "Show a match now (one player's view, public, or all hands)."),
+    "legal": ("kartludo.cli.matches", "legal", "List the commands a player may give now."),
+    "simulate": ("kartludo.cli.simulate", "simulate", "Play whole matches with bots through the command path."),
     "verify": ("kartludo.cli.integrity", "verify", "Check every stream's hash chain and re-fold every match."),
     "events": ("kartludo.cli.transfer", "events", "Export or import the event log as JSON Lines."),
 }

@@ -1,0 +1,24 @@
+"""Errors of the application layer, reported by the CLI (and later the service)
+as one line naming the problem."""
+
+from __future__ import annotations
+
+
+class AppError(Exception):
+    """Bad input at the application level: nothing was written."""
+
+
+class UnknownMatch(AppError):
+    pass
+
+
+class AmbiguousMatch(AppError):
+    pass
+
+
+class UnknownPlayer(AppError):
+    pass
+
+
+class TooMuchContention(AppError):
+    """A command kept losing the race for its match (see ``MatchService.max_retries``)."""

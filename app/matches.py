@@ -1,0 +1,296 @@
+"""The match pipeline every game shares: load a match stream, fold it through the
+game's engine, decide a command, append the events with the stream's expected
+version, and on a concurrency conflict re-fold and re-decide.
+
+The CLI, the simulator and the HTTP service all drive matches through
+``MatchService``: there is one implementation of the command path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Iterable, Sequence
+
+import msgspec
+
+from kartludo.app.errors import AmbiguousMatch, TooMuchContention, UnknownMatch, UnknownPlayer
+from kartludo.engine.base import ALL, PUBLIC, BadCommand, Command, Game, IllegalCommand, StartDeal, Viewer
+from kartludo.engine.base import parse_options, seeded_deck
+from kartludo.engine.registry import get_game
+from kartludo.events.base import Event
+from kartludo.events.match import MatchCreated
+from kartludo.store import Appended, ConcurrencyConflict, EventStore, Recorded
+
+MATCH_PREFIX = "match-"
+_PLAYER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,39}$")
+
+
+def stream_of(match_id: str) -> str:
+    return MATCH_PREFIX + match_id
+
+
+class Match(msgspec.Struct):
+    """A match folded up to ``version`` (its stream's last event)."""
+
+    id: str
+    game: Game[Any]
+    created: MatchCreated
+    state: Any
+    version: int
+
+    @property
+    def players(self) -> list[str]:
+        return self.created.players
+
+    def seat_of(self, player: str) -> int:
+        try:
+            return self.created.players.index(player)
+        except ValueError:
+            raise UnknownPlayer(
+                f"{player!r} does not play in match {self.id} (players: {', '.join(self.created.players)})"
+            ) from None
+
+    @property
+    def status(self) -> str:
+        return "finished" if self.game.is_finished(self.state) else "in_progress"
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """What a command did: the events appended (or found, for a retried command id)."""
+
+    match: str
+    first_version: int
+    positions: list[int]
+    events: list[Event]
+    duplicate: bool = False
+    #: the state the events were decided on (to describe them); None for a duplicate
+    before: Any = None
+
+
+class MatchService:
+    """Create matches, start deals and apply players' commands, safely under concurrency."""
+
+    def __init__(self, store: EventStore, *, max_retries: int = 8) -> None:
+        self.store = store
+        self.max_retries = max_retries
+        self._cache: dict[str, Match] = {}
+
+    # --- creating --------------------------------------------------------------
+    def create(
+        self,
+        game_name: str,
+        players: Sequence[str],
+        *,
+        seed: int | None = None,
+        options: dict[str, str] | None = None,
+        series: str | None = None,
+        actor: str = "",
+        command_id: str | None = None,
+        match_id: str | None = None,
+    ) -> str:
+        game = get_game(game_name)
+        players = list(players)
+        check_players(game, players)
+        resolved = parse_options(game, options or {})
+        if seed is None:
+            seed = int.from_bytes(os.urandom(4), "big")
+        match_id = match_id or os.urandom(6).hex()
+        created = MatchCreated(
+            game=game.name, ruleset=game.ruleset, players=players, seed=seed, options=resolved, series=series
+        )
+        self.store.append(stream_of(match_id), [created], 0, command_id=command_id, actor=actor)
+        return match_id
+
+    # --- reading ---------------------------------------------------------------
+    def resolve(self, prefix: str) -> str:
+        """A match id from any unique prefix of it."""
+        prefix = prefix.removeprefix(MATCH_PREFIX)
+        if not prefix:
+            raise UnknownMatch("no match id given")
+        if prefix in self._cache:
+            return prefix
+        found = [s.removeprefix(MATCH_PREFIX) for s in self.store.streams(MATCH_PREFIX + prefix)]
+        if not found:
+            raise UnknownMatch(f"no match {prefix!r}")
+        if prefix in found:
+            return prefix
+        if len(found) > 1:
+            shown = ", ".join(found[:5]) + (" …" if len(found) > 5 else "")
+            raise AmbiguousMatch(f"match id {prefix!r} is ambiguous: {shown}")
+        return found[0]
+
+    def load(self, match_id: str, *, refresh: bool = True) -> Match:
+        """The match folded to its newest event (cached; catches up with one read)."""
+        match = self._cache.get(match_id)
+        if match is None:
+            records = self.store.read_stream(stream_of(match_id))
+            if not records:
+                raise UnknownMatch(f"no match {match_id!r}")
+            match = fold_records(match_id, records)
+            self._cache[match_id] = match
+        elif refresh:
+            self._catch_up(match)
+        return match
+
+    def records(self, match_id: str) -> list[Recorded]:
+        return self.store.read_stream(stream_of(match_id))
+
+    def _catch_up(self, match: Match) -> bool:
+        newer = self.store.read_stream(stream_of(match.id), from_version=match.version + 1)
+        for rec in newer:
+            match.state = match.game.evolve(match.state, rec.event)
+            match.version = rec.version
+        return bool(newer)
+
+    # --- commands --------------------------------------------------------------
+    def parse(self, match: Match, player: str, verb: str, args: Sequence[str]) -> Command:
+        return match.game.parse_command(match.seat_of(player), verb, list(args))
+
+    def act(
+        self, match_id: str, player: str, verb: str, args: Sequence[str] = (), *, command_id: str | None = None
+    ) -> Outcome:
+        """Apply one player's command given as CLI words (``discard R5``)."""
+        match = self.load(match_id, refresh=False)
+        command = self.parse(match, player, verb, args)
+        return self.execute(match_id, command, actor=player, command_id=command_id)
+
+    def deal(
+        self, match_id: str, deck: Sequence[str] | None = None, *, actor: str = "", command_id: str | None = None
+    ) -> Outcome:
+        """Start the next deal: with ``deck`` as entered (top first) or the match's seeded shuffle."""
+        match = self.load(match_id, refresh=False)
+
+        def command(m: Match) -> Command:
+            if deck is not None:
+                return StartDeal(deck=tuple(deck))
+            full = m.game.deck(m.created.options)
+            order, shuffle = seeded_deck(full, m.created.seed, m.game.deal_number(m.state) + 1)
+            return StartDeal(deck=order, shuffle=shuffle)
+
+        return self.execute(match.id, command, actor=actor, command_id=command_id)
+
+    def execute(
+        self,
+        match_id: str,
+        command: Command | Any,
+        *,
+        actor: str = "",
+        command_id: str | None = None,
+    ) -> Outcome:
+        """decide -> append with the expected version; on a conflict re-fold and retry.
+
+        ``command`` may be a function of the freshly folded match (a deal's
+        seeded deck depends on the deal number). A ``command_id`` seen before on
+        this match returns the original events and writes nothing.
+        """
+        stream = stream_of(match_id)
+        if command_id is not None:
+            original = self.store.find_command(stream, command_id)
+            if original is not None:
+                return self._original(match_id, original)
+        match = self.load(match_id, refresh=False)
+        for _attempt in range(self.max_retries):
+            cmd = command(match) if callable(command) and not isinstance(command, Command) else command
+            try:
+                events = match.game.decide(match.state, cmd)
+            except IllegalCommand:
+                # The cached state may be stale (another process moved the match): re-check first.
+                if self._catch_up(match):
+                    continue
+                raise
+            try:
+                appended = self.store.append(stream, events, match.version, command_id=command_id, actor=actor)
+            except ConcurrencyConflict:
+                self._catch_up(match)
+                continue
+            if appended.duplicate:
+                self._catch_up(match)
+                return self._original(match_id, appended)
+            before = match.state
+            self._apply(match, events, appended)
+            return Outcome(match_id, appended.first_version, appended.positions, events, before=before)
+        raise TooMuchContention(
+            f"match {match_id}: gave up after {self.max_retries} concurrent updates; try again"
+        )
+
+    @staticmethod
+    def _apply(match: Match, events: list[Event], appended: Appended) -> None:
+        evolve = match.game.evolve
+        state = match.state
+        for event in events:
+            state = evolve(state, event)
+        match.state = state
+        match.version = appended.last_version
+
+    def _original(self, match_id: str, appended: Appended) -> Outcome:
+        records = self.store.read_stream(stream_of(match_id), appended.first_version, appended.last_version)
+        return Outcome(match_id, appended.first_version, appended.positions, [r.event for r in records],
+                       duplicate=True)
+
+    # --- views -----------------------------------------------------------------
+    def viewer(self, match: Match, player: str | None, all_hands: bool = False) -> Viewer:
+        if all_hands:
+            return ALL
+        return PUBLIC if player is None else match.seat_of(player)
+
+    def state_json(self, match: Match, viewer: Viewer) -> dict[str, Any]:
+        view = match.game.view(match.state, viewer)
+        return {
+            "match": match.id,
+            "game": match.game.name,
+            "status": match.status,
+            "deal": match.game.deal_number(match.state),
+            "phase": match.game.phase(match.state),
+            "to_act": [match.players[s] for s in match.game.to_act(match.state)],
+            "players": list(match.players),
+            **{k: v for k, v in view.items() if k not in ("match", "game", "status", "deal", "phase", "to_act",
+                                                         "players")},
+            "version": match.version,
+            "ruleset": match.created.ruleset,
+            "seed": match.created.seed,
+            "options": match.created.options,
+        }
+
+    def legal(self, match: Match, player: str) -> list[Command]:
+        return match.game.legal_commands(match.state, match.seat_of(player))
+
+    def list(self) -> list[Match]:
+        """Every match, folded (fine for a club's database; a projection serves big ones)."""
+        return [self.load(s.removeprefix(MATCH_PREFIX)) for s in self.store.streams(MATCH_PREFIX)]
+
+
+def fold_records(match_id: str, records: Iterable[Recorded]) -> Match:
+    """Fold a match stream from its ``MatchCreated`` on."""
+    it = iter(records)
+    first = next(it)
+    created = first.event
+    if not isinstance(created, MatchCreated):
+        raise UnknownMatch(f"stream {stream_of(match_id)} does not start with a MatchCreated event")
+    game = get_game(created.game)
+    state = game.start(created)
+    version = first.version
+    evolve = game.evolve
+    for rec in it:
+        state = evolve(state, rec.event)
+        version = rec.version
+    return Match(match_id, game, created, state, version)
+
+
+def check_players(game: Game[Any], players: list[str]) -> None:
+    if len(players) not in game.player_counts:
+        counts = " or ".join(str(n) for n in game.player_counts)
+        raise BadCommand(f"{game.name} needs {counts} players, got {len(players)}")
+    for name in players:
+        if not _PLAYER_NAME.match(name):
+            raise BadCommand(
+                f"bad player name {name!r}: use 1-40 letters, digits, '.', '_' or '-', starting with a letter or digit"
+            )
+    if len(set(players)) != len(players):
+        dupes = sorted({p for p in players if players.count(p) > 1})
+        raise BadCommand(f"duplicate player {', '.join(dupes)}")
+
+
+def parse_deck(text: str) -> list[str]:
+    """A deck as typed: card codes separated by spaces or commas, top first."""
+    return [c for c in re.split(r"[\s,]+", text.strip()) if c]

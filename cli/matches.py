@@ -1,0 +1,193 @@
+"""Match commands: create, deal, list, act, state, legal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from kartludo.cli.context import Env, echo_json, pass_env
+
+
+def service(env: Env) -> Any:
+    from kartludo.app.matches import MatchService
+
+    return MatchService(env.store)
+
+
+def describe_outcome(match: Any, outcome: Any, viewer: Any) -> list[str]:
+    if outcome.before is None:
+        return [f"(already applied) {type(e).__name__}" for e in outcome.events]
+    lines = []
+    state = outcome.before
+    for event in outcome.events:
+        lines.append(match.game.describe(state, event, viewer))
+        state = match.game.evolve(state, event)
+    return lines
+
+
+@click.group()
+def match() -> None:
+    """Create matches, start deals and list matches.
+
+    \b
+    Example:
+        m=$(kartludo match new uxinjo --players ann,bob,cy --seed 7)
+        kartludo match deal $m
+    """
+
+
+@match.command("new")
+@click.argument("game")
+@click.option("--players", required=True, help="Player names in seat order, comma-separated.")
+@click.option("--seed", type=int, help="Seed of the match's shuffles (default: random, recorded).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A rules option (repeatable).")
+@click.option("--series", help="Add the match to this series.")
+@click.option("--command-id", help="Idempotency key: a retried command with the same id is applied once.")
+@pass_env
+def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str, ...], series: str | None,
+        command_id: str | None) -> None:
+    """Create a match of GAME and print only its id.
+
+    \b
+    Example:
+        m=$(kartludo match new uxinjo --players ann,bob,cy --seed 7 --option needed_base=2)
+    """
+    parsed: dict[str, str] = {}
+    for item in options:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--option")
+        parsed[key.strip()] = value.strip()
+    names = [p.strip() for p in players.split(",") if p.strip()]
+    svc = service(env)
+    if series is not None:
+        from kartludo.app.errors import AppError
+
+        raise AppError(f"no series {series!r}")
+    match_id = svc.create(game, names, seed=seed, options=parsed, command_id=command_id, actor="cli")
+    click.echo(match_id)
+
+
+@match.command("deal")
+@click.argument("match_id", metavar="MATCH")
+@click.option("--deck", help='The deck as dealt, top first: "CARD CARD …" (default: the seeded shuffle).')
+@click.option("--by", "actor", default="table", show_default=True, help="Who started the deal (recorded).")
+@click.option("--command-id", help="Idempotency key.")
+@pass_env
+def deal(env: Env, match_id: str, deck: str | None, actor: str, command_id: str | None) -> None:
+    """Start the next deal of MATCH.
+
+    Nothing is ever dealt automatically, so a physical deal can always be entered
+    with --deck.
+
+    \b
+    Example:
+        kartludo match deal 3f9c --deck "R1 R2 R3 …"
+    """
+    from kartludo.app.matches import parse_deck
+    from kartludo.engine.base import PUBLIC
+
+    svc = service(env)
+    mid = svc.resolve(match_id)
+    outcome = svc.deal(mid, parse_deck(deck) if deck is not None else None, actor=actor, command_id=command_id)
+    m = svc.load(mid, refresh=False)
+    for line in describe_outcome(m, outcome, PUBLIC):
+        click.echo(line)
+
+
+@match.command("list")
+@click.option("--game", help="Only matches of this game.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_env
+def list_(env: Env, game: str | None, as_json: bool) -> None:
+    """List matches: id, game, status, deal, players.
+
+    \b
+    Example:
+        kartludo match list --game uxinjo
+    """
+    svc = service(env)
+    rows = []
+    for m in svc.list():
+        if game and m.game.name != game:
+            continue
+        rows.append({"match": m.id, "game": m.game.name, "status": m.status,
+                     "deal": m.game.deal_number(m.state), "players": list(m.players)})
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['match']}  {r['game']:<16} {r['status']:<12} deal {r['deal']:<3} {','.join(r['players'])}")
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("match_id", metavar="MATCH")
+@click.option("--as", "player", required=True, help="The player giving the command.")
+@click.option("--command-id", help="Idempotency key: a retried command with the same id is applied once.")
+@click.argument("verb")
+@click.argument("args", nargs=-1)
+@pass_env
+def act(env: Env, match_id: str, player: str, command_id: str | None, verb: str, args: tuple[str, ...]) -> None:
+    """Give one command in MATCH as PLAYER: VERB [ARG…].
+
+    A refused command prints the rule it breaks, exits 1 and writes nothing.
+
+    \b
+    Example:
+        kartludo act 3f9c --as ann draw
+        kartludo act 3f9c --as ann discard R5
+    """
+    svc = service(env)
+    mid = svc.resolve(match_id)
+    m = svc.load(mid, refresh=False)
+    outcome = svc.act(mid, player, verb, args, command_id=command_id)
+    for line in describe_outcome(m, outcome, m.seat_of(player)):
+        click.echo(line)
+
+
+@click.command()
+@click.argument("match_id", metavar="MATCH")
+@click.option("--as", "player", help="Show what PLAYER may see.")
+@click.option("--all", "all_hands", is_flag=True, help="Show every hand (a TD's view).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (fields per DESIGN.md).")
+@pass_env
+def state(env: Env, match_id: str, player: str | None, all_hands: bool, as_json: bool) -> None:
+    """Show MATCH now: public information, one player's view, or all hands.
+
+    \b
+    Example:
+        kartludo state 3f9c --as ann --json
+    """
+    if player and all_hands:
+        raise click.UsageError("use either --as PLAYER or --all")
+    svc = service(env)
+    m = svc.load(svc.resolve(match_id))
+    viewer = svc.viewer(m, player, all_hands)
+    if as_json:
+        echo_json(svc.state_json(m, viewer))
+    else:
+        click.echo(f"match {m.id} · {m.game.title} · {m.status} · deal {m.game.deal_number(m.state)}")
+        click.echo(m.game.render(m.state, viewer))
+
+
+@click.command()
+@click.argument("match_id", metavar="MATCH")
+@click.option("--as", "player", required=True, help="The player whose commands to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_env
+def legal(env: Env, match_id: str, player: str, as_json: bool) -> None:
+    """List the commands PLAYER may give now in MATCH, one per line.
+
+    \b
+    Example:
+        kartludo legal 3f9c --as bob
+    """
+    svc = service(env)
+    m = svc.load(svc.resolve(match_id))
+    commands = [c.text() for c in svc.legal(m, player)]
+    if as_json:
+        echo_json(commands)
+    else:
+        for text in commands:
+            click.echo(text)

@@ -1,0 +1,88 @@
+"""Match commands through CliRunner: the CLI contract of DESIGN.md."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kartludo.cli.main import cli
+from kartludo.engine.jx import JX_DECK
+
+
+@pytest.fixture
+def k(db_url):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", db_url, "db", "upgrade"]).exit_code == 0
+
+    def run(*args, code=0):
+        result = runner.invoke(cli, ["--db", db_url, *args])
+        assert result.exit_code == code, (args, result.output, result.exception)
+        assert "Traceback" not in result.output
+        return result.output
+
+    return run
+
+
+def test_match_new_prints_only_the_id(k):
+    out = k("match", "new", "uxinjo", "--players", "ann,bob,cy", "--seed", "7")
+    assert len(out.strip().split()) == 1 and len(out.strip()) == 12
+    listed = json.loads(k("match", "list", "--json"))
+    assert listed == [{"match": out.strip(), "game": "uxinjo", "status": "in_progress", "deal": 0,
+                       "players": ["ann", "bob", "cy"]}]
+
+
+def test_a_deal_and_a_turn(k):
+    m = k("match", "new", "uxinjo", "--players", "ann,bob,cy", "--seed", "7").strip()
+    deck = " ".join(JX_DECK)
+    assert "deal 1" in k("match", "deal", m[:4], "--deck", deck)
+    state = json.loads(k("state", m, "--as", "ann", "--json"))
+    assert state["to_act"] == ["ann"] and state["deal"] == 1 and state["phase"]
+    assert state["hands"]["ann"] == ["R3", "R6", "R9", "G3", "G6"]  # cards 3, 6, 9, 12, 15 of the deck
+    legal = k("legal", m, "--as", "ann").split("\n")
+    assert "draw" in legal
+    assert k("act", m, "--as", "ann", "draw").startswith("Or draws ")
+    public = json.loads(k("state", m, "--json"))
+    assert public["hands"] == {} and public["totals"] == {"ann": 0, "bob": 0, "cy": 0}
+    everyone = json.loads(k("state", m, "--all", "--json"))
+    assert sorted(everyone["hands"]) == ["ann", "bob", "cy"] and len(everyone["hands"]["ann"]) == 6
+    assert "Uxinjo" in k("state", m, "--as", "bob")
+
+
+def test_refusals_exit_1_name_the_rule_and_write_nothing(k):
+    m = k("match", "new", "uxinjo", "--players", "ann,bob,cy").strip()
+    k("match", "deal", m)
+    before = k("events", "export", f"match-{m}")
+    out = k("act", m, "--as", "bob", "draw", code=1)
+    assert out.startswith("error: ") and "uxinjo" in out.lower() and "[" in out
+    assert k("act", m, "--as", "ann", "discard", "PJ", code=1).startswith("error: ")
+    assert "does not play" in k("act", m, "--as", "zed", "draw", code=1)
+    assert "still in progress" in k("match", "deal", m, code=1)
+    fresh = k("match", "new", "uxinjo", "--players", "ann,bob,cy").strip()
+    assert "the deck is not the game's 38-card deck" in k("match", "deal", fresh, "--deck", "R1 R2", code=1)
+    assert "no match" in k("state", "ffffffff", code=1)
+    assert "unknown game" in k("match", "new", "chess", "--players", "a,b", code=1)
+    assert k("events", "export", f"match-{m}") == before
+
+
+def test_idempotent_act_with_command_id(k):
+    m = k("match", "new", "uxinjo", "--players", "ann,bob,cy", "--seed", "3").strip()
+    k("match", "deal", m)
+    k("act", m, "--as", "ann", "--command-id", "c-1", "draw")
+    again = k("act", m, "--as", "ann", "--command-id", "c-1", "draw")
+    assert "already applied" in again
+    assert k("events", "export", f"match-{m}").count("\n") == 3
+
+
+def test_simulate_prints_one_summary_line(k):
+    out = k("simulate", "uxinjo", "--matches", "2", "--seed", "4", "--bots", "heuristic,random")
+    assert out.count("\n") == 1 and out.startswith("2 matches (") and "events/s" in out
+    assert len(json.loads(k("match", "list", "--json"))) == 2
+    assert k("verify").startswith("ok: ")
+    assert "no bot 'genius'" in k("simulate", "uxinjo", "--bots", "genius", code=1)
+
+
+def test_demo_on_a_fresh_folder(k):
+    out = k("demo", "--matches", "2")
+    assert "standings · uxinjo" in out and "replay · match" in out and "deal 1: " in out

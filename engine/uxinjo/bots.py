@@ -1,0 +1,115 @@
+"""A sensible Uxinjo player: munts only valid hands, keeps cards that combine.
+
+It reads only ``game.view(state, seat)``; ``foul_rate`` > 0 makes it declare
+invalid munts on purpose (for tests of the penalty machinery).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from kartludo.engine.base import Bot, Command, Game
+from kartludo.engine.bots import RandomBot
+from kartludo.engine.jx import colour, is_jx
+from kartludo.engine.uxinjo.hand import WILD, best_split, face
+
+__all__ = ["HeuristicBot", "RandomBot", "affinity"]
+
+
+def _rank(f: str) -> int | None:
+    """A face's place in a run (V = 5); X handled apart."""
+    if f[1] == "V":
+        return 5
+    return int(f[1]) if f[1].isdigit() else None
+
+
+def affinity(a: str, b: str) -> int:
+    """How much two faces help each other towards a combination."""
+    if a == WILD or b == WILD:
+        return 3
+    if a[1] == "X" and b[1] == "X" or a[1] == "V" and b[1] == "V":
+        return 2  # towards an X or V trio
+    same_colour = colour(a) == colour(b)
+    if a[1] == "X" or b[1] == "X":
+        other = b if a[1] == "X" else a
+        n = _rank(other)
+        return 2 if same_colour and n in (1, 9) else 1 if same_colour and n in (2, 8) else 0
+    na, nb = _rank(a), _rank(b)
+    if na is None or nb is None:
+        return 0
+    score = 0
+    if na == nb and a[1] != "V" and b[1] != "V" and not same_colour:
+        score += 2  # towards a number trio
+    if same_colour and na != nb and abs(na - nb) <= 2:
+        score += 3 - abs(na - nb)
+    return score
+
+
+class HeuristicBot(Bot[Any]):
+    name = "heuristic"
+
+    def __init__(self, foul_rate: float = 0.0, levu: bool = False) -> None:
+        self.foul_rate = foul_rate
+        self.levu = levu
+
+    def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
+        by_text = {c.text(): c for c in legal}
+        v = game.view(state, seat)
+        name = v["players"][seat]
+        hand = tuple(v["hands"].get(name, ()))
+        revealed = v["revealed"]
+        needed = v["points_needed"]
+        eltiro = len(v["exposed"][name])
+
+        def wins(six: tuple[str, ...]) -> bool:
+            score = best_split(six, revealed, eltiro)
+            return score is not None and score.points >= needed
+
+        fouling = self.foul_rate > 0 and rng.random() < self.foul_rate
+        if fouling and "munt" in by_text:
+            return by_text["munt"]
+        if "pass" in by_text:  # a claim window
+            card = v["window"]["card"]
+            if "munt" in by_text and wins(hand + (card,)):
+                return by_text["munt"]
+            return by_text["pass"]
+        if "munt" in by_text:  # six cards in hand
+            if wins(hand):
+                return by_text["munt"]
+            if self.levu and "levu" in by_text and self._strength(hand, revealed) >= 14:
+                return by_text["levu"]
+            jx = [c for c in hand if is_jx(c)]
+            if len(jx) >= 2 and f"eltiri {jx[0]}" in by_text and "PJ" in jx:
+                return by_text["eltiri PJ"]
+            discards = [c for c in legal if c.text().startswith("discard ")]
+            if discards:
+                return min(discards, key=lambda c: (self._keep(hand, c.args()[0], revealed), c.text()))
+        if "take" in by_text:
+            top = v["top_discard"]
+            if wins(hand + (top,)) or self._gain(hand, top, revealed) >= 4:
+                return by_text["take"]
+        if "draw" in by_text:
+            return by_text["draw"]
+        return legal[0]
+
+    @staticmethod
+    def _faces(cards, revealed) -> list[str]:
+        return [f for f in (face(c, revealed) for c in cards) if f is not None]
+
+    def _keep(self, hand, card: str, revealed) -> int:
+        """How much ``card`` combines with the rest of the hand (low = discard it)."""
+        f = face(card, revealed)
+        if f is None:
+            return -1
+        rest = list(hand)
+        rest.remove(card)
+        return sum(affinity(f, g) for g in self._faces(rest, revealed))
+
+    def _gain(self, hand, card: str, revealed) -> int:
+        f = face(card, revealed)
+        return 0 if f is None else sum(affinity(f, g) for g in self._faces(hand, revealed))
+
+    def _strength(self, hand, revealed) -> int:
+        faces = self._faces(hand, revealed)
+        return sum(affinity(a, b) for i, a in enumerate(faces) for b in faces[i + 1 :])

@@ -1,0 +1,133 @@
+"""Uxinjo state: one immutable struct, replaced field by field by ``evolve``."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import msgspec
+
+SEATS = 3
+SEAT_LABELS = ("Or", "Su", "Ok")
+FINITO = 6
+#: cards at the bottom of the stock that are never drawn (revealed card + the one under it)
+KEPT = 2
+
+
+class Phase(str, enum.Enum):
+    WAITING_DEAL = "waiting_deal"  # between deals: a ``deal`` command is due
+    TURN = "turn"  # the active seat draws or takes (may declare levu first)
+    DISCARD = "discard"  # six cards held: discard, munt, eltiri or levu
+    CLAIM = "claim"  # the two others answer munt or pass on the newest discard
+    JUDGING = "judging"  # munt(s) declared or stock exhausted: the engine settles
+    FINISHED = "finished"
+
+
+#: ledger rows, for recomputing markers after an overturn:
+#: ("penalty", ruling_id, seat) | ("settle", winner or -1, ((payer, payee, amount, reason), …))
+LedgerRow = tuple[Any, ...]
+
+
+class UxState(msgspec.Struct, frozen=True, kw_only=True):
+    players: tuple[str, ...]
+    options: dict[str, Any]
+    ruleset: str
+    needed_base: int = 2
+
+    phase: Phase = Phase.WAITING_DEAL
+    deal: int = 0  # deals started
+    dealer: int = -1  # this deal's dealer (-1 before the first deal)
+
+    hands: tuple[tuple[str, ...], ...] = ((), (), ())  # each sorted by ``jx.ORDER``
+    stock: tuple[str, ...] = ()  # top first; [-2] is the revealed card
+    revealed: str | None = None
+    discards: tuple[str, ...] = ()  # bottom first; only [-1] is visible
+    exposed: tuple[tuple[str, ...], ...] = ((), (), ())  # E-PJx / E-AJx per seat
+
+    active: int = -1  # seat whose turn it is (the discarder during a claim window)
+    first_turn_done: tuple[bool, ...] = (False, False, False)
+    levu: tuple[int, ...] = ()  # declarers, in order
+    source: str | None = None  # where the sixth card came from: "stock" or "discard"
+    drawn: str | None = None  # the card just drawn (A or eltiri replacement)
+    taken: str | None = None  # the card taken from the discard pile this turn
+    taken_from: int | None = None  # who discarded it
+
+    answers: tuple[str | None, ...] = (None, None, None)  # claim window: "munt"/"pass"
+    munts: tuple[int, ...] = ()  # seats that declared munt (own turn: one seat)
+    claim: bool = False  # the munts are claims on a discard
+    deal_fouls: tuple[int, ...] = ()  # seats ruled foul this deal
+    exhausted: bool = False  # the last window closed with no munt
+
+    markers: tuple[int, int, int] = (0, 0, 0)  # pairs (0,1), (0,2), (1,2); + = towards the lower seat
+    penalties: tuple[tuple[str, ...], ...] = ((), (), ())  # active penalty ruling ids, oldest first
+    fouls: tuple[tuple[str, int], ...] = ()  # (ruling_id, seat) of every foul ruled
+    overturned: tuple[str, ...] = ()
+    appealed: tuple[str, ...] = ()
+    ledger: tuple[LedgerRow, ...] = ()
+    end: str | None = None  # why the match finished: "finito" or "overturn"
+
+    @property
+    def needed(self) -> int:
+        """Points needed to win this deal (RULING: 2 + 1 per valid levu)."""
+        return self.needed_base + (len(self.levu) if len(self.levu) < SEATS else 0)
+
+    @property
+    def stock_count(self) -> int:
+        return len(self.stock)
+
+    @property
+    def top_discard(self) -> str | None:
+        return self.discards[-1] if self.discards else None
+
+    @property
+    def last_window(self) -> bool:
+        return len(self.stock) <= KEPT
+
+
+PAIRS = ((0, 1), (0, 2), (1, 2))
+_PAIR_INDEX = {(0, 1): 0, (0, 2): 1, (1, 2): 2}
+
+
+def marker(markers: tuple[int, int, int], towards: int, other: int) -> int:
+    """The marker between two seats, positive = towards ``towards``."""
+    if towards < other:
+        return markers[_PAIR_INDEX[(towards, other)]]
+    return -markers[_PAIR_INDEX[(other, towards)]]
+
+
+def pay(markers: tuple[int, int, int], payer: int, payee: int, amount: int) -> tuple[tuple[int, int, int], int]:
+    """Move the pair's marker ``amount`` towards ``payee``, stopping at finito
+    (RULING); returns the new markers and what actually moved."""
+    if payer == payee or amount <= 0:
+        return markers, 0
+    now = marker(markers, payee, payer)
+    moved = max(0, min(amount, FINITO - now))
+    if not moved:
+        return markers, 0
+    return move(markers, payee, payer, moved), moved
+
+
+def move(markers: tuple[int, int, int], payee: int, payer: int, moved: int) -> tuple[int, int, int]:
+    lo, hi = (payee, payer) if payee < payer else (payer, payee)
+    i = _PAIR_INDEX[(lo, hi)]
+    delta = moved if payee == lo else -moved
+    out = list(markers)
+    out[i] += delta
+    return (out[0], out[1], out[2])
+
+
+def at_finito(markers: tuple[int, int, int]) -> bool:
+    return any(abs(m) >= FINITO for m in markers)
+
+
+def mp_for(m: int) -> int:
+    """Match points from one marker facing the player (§6)."""
+    if m >= FINITO:
+        return 3
+    if m <= -FINITO:
+        return -3
+    return (m > 0) - (m < 0)
+
+
+def match_points(markers: tuple[int, int, int]) -> tuple[int, ...]:
+    return tuple(sum(mp_for(marker(markers, s, o)) for o in range(SEATS) if o != s) for s in range(SEATS))

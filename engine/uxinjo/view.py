@@ -1,0 +1,200 @@
+"""What a viewer may see of an Uxinjo state or event, as data and as text.
+
+Hidden: the stock's order, other seats' hands, another seat's drawn card, buried
+discards. Public: the revealed card, the newest discard, exposed Jx, claims, and
+a munt's six cards (a declared hand is shown to the table).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from kartludo.engine.base import ALL, Viewer
+from kartludo.engine.uxinjo.rules import foul_counts, label, markers_by_name, to_act
+from kartludo.engine.uxinjo.state import SEATS, Phase, UxState, match_points
+from kartludo.events.base import Event
+from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
+from kartludo.events.uxinjo import (
+    DealDrawn,
+    Discarded,
+    Drew,
+    Exposed,
+    Foul,
+    LevuDeclared,
+    MatchEnded,
+    MuntDeclared,
+    Passed,
+    Settled,
+    Took,
+)
+
+HIDDEN = "??"
+
+
+def _sees_hand(viewer: Viewer, seat: int) -> bool:
+    return viewer == ALL or viewer == seat
+
+
+def view(s: UxState, viewer: Viewer) -> dict[str, Any]:
+    names = s.players
+    finished = s.phase is Phase.FINISHED
+    in_deal = s.phase in (Phase.TURN, Phase.DISCARD, Phase.CLAIM, Phase.JUDGING)
+    out: dict[str, Any] = {
+        "status": "finished" if finished else "in_progress",
+        "deal": s.deal,
+        "phase": s.phase.value,
+        "to_act": [names[i] for i in to_act(s)],
+        "players": list(names),
+        "seats": {names[i]: label(i) for i in range(SEATS)},
+        "hands": {names[i]: list(s.hands[i]) for i in range(SEATS) if _sees_hand(viewer, i) and s.deal},
+        "hand_sizes": {names[i]: len(s.hands[i]) for i in range(SEATS)},
+        "totals": {},
+        "markers": markers_by_name(s),
+        "penalties": {names[i]: len(s.penalties[i]) for i in range(SEATS)},
+        "fouls": foul_counts(s),
+        "dealer": names[s.dealer] if s.dealer >= 0 else None,
+        "next_dealer": None if finished or in_deal else names[0 if s.deal == 0 else (s.dealer + 1) % SEATS],
+        "active": names[s.active] if in_deal and s.active >= 0 else None,
+        "stock_count": len(s.stock),
+        "revealed": s.revealed,
+        "top_discard": s.discards[-1] if s.discards else None,
+        "discard_count": len(s.discards),
+        "taken": s.taken,
+        "exposed": {names[i]: list(s.exposed[i]) for i in range(SEATS)},
+        "levu": [names[i] for i in s.levu],
+        "levu_void": len(s.levu) >= SEATS,
+        "points_needed": s.needed,
+        "window": None,
+        "appealed": list(s.appealed),
+        "overturned": list(s.overturned),
+    }
+    out["totals"] = {a: sum(m.values()) for a, m in out["markers"].items()}
+    if s.phase is Phase.CLAIM:
+        d = s.active
+        out["window"] = {
+            "discarder": names[d],
+            "card": s.discards[-1],
+            "answers": {names[o]: s.answers[o] for o in ((d + 1) % SEATS, (d + 2) % SEATS)},
+            "last": len(s.stock) <= 2,
+        }
+    if finished:
+        mp = match_points(s.markers)
+        out["mp"] = {names[i]: mp[i] for i in range(SEATS)}
+        out["end"] = s.end
+    return out
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    if viewer == ALL:
+        return event
+    if isinstance(event, DealStarted):
+        keep = {36}  # the revealed card
+        if viewer is not None:
+            keep.update(i for i in range(15) if (event.dealer + 1 + i) % SEATS == viewer)
+        deck = [c if i in keep else HIDDEN for i, c in enumerate(event.deck)]
+        return msgspec.structs.replace(event, deck=deck)
+    if isinstance(event, Drew) and viewer != event.seat:
+        return msgspec.structs.replace(event, card=HIDDEN)
+    if isinstance(event, Exposed) and viewer != event.seat:
+        return msgspec.structs.replace(event, replacement=HIDDEN)
+    return event
+
+
+def _points(n: int) -> str:
+    return f"{n} point{'s' if n != 1 else ''}"
+
+
+def _transfers_text(s: UxState, transfers) -> str:
+    parts = []
+    for t in transfers:
+        who = f"{label(t.payer)}→{label(t.payee)} {t.amount} {t.reason}"
+        if t.void_by:
+            who += " void (penalty)"
+        elif t.moved != t.amount:
+            who += f" (moved {t.moved}, finito)"
+        parts.append(who)
+    return "; ".join(parts) if parts else "no transfers"
+
+
+def describe(before: UxState, event: Event, viewer: Viewer) -> str:
+    event = redact(event, viewer)
+    if isinstance(event, DealStarted):
+        return f"deal {event.deal}: {label(event.dealer)} deals; revealed card {event.deck[36]}"
+    if isinstance(event, Drew):
+        card = "a card" if event.card == HIDDEN else event.card
+        pre = f"{label(event.seat)} passes and draws" if event.window_pass else f"{label(event.seat)} draws"
+        return f"{pre} {card}"
+    if isinstance(event, Took):
+        pre = "passes and takes" if event.window_pass else "takes"
+        return f"{label(event.seat)} {pre} {event.card} from the discard pile"
+    if isinstance(event, Discarded):
+        return f"{label(event.seat)} discards {event.card}"
+    if isinstance(event, LevuDeclared):
+        return f"{label(event.seat)} declares levu"
+    if isinstance(event, Exposed):
+        card = "a card" if event.replacement == HIDDEN else event.replacement
+        return f"{label(event.seat)} eltiri: exposes {event.card}, draws {card}"
+    if isinstance(event, MuntDeclared):
+        if event.claim and before.discards:
+            return f"{label(event.seat)} claims munt on {before.discards[-1]}"
+        return f"{label(event.seat)} declares munt"
+    if isinstance(event, Passed):
+        return f"{label(event.seat)} passes"
+    if isinstance(event, Foul):
+        f = event.facts
+        what = f"claims munt on {f.get('discard')}" if f.get("claim") else "declares munt"
+        return f"{label(event.seat)} {what}: invalid, {f.get('reason')} — foul ({event.ruling_id})"
+    if isinstance(event, Settled):
+        how = "from the stock" if event.win == "stock" else f"on {label(event.discarder or 0)}'s {event.card}"
+        rows = ", ".join(f"{k} {v:+d}" if k != "base" else f"base {v}" for k, v in event.rows.items())
+        split = " | ".join(" ".join(t) for t in event.split)
+        lifted = f"; lifts penalty {event.lifted}" if event.lifted else ""
+        return (
+            f"{label(event.winner)} wins {how}: {split} = {_points(event.points)} ({rows}), "
+            f"{event.needed} needed; {_transfers_text(before, event.transfers)}{lifted}"
+        )
+    if isinstance(event, DealDrawn):
+        why = {"stock": "the stock is exhausted", "double-munt": "two valid munts", "foul": "foul"}.get(
+            event.reason, event.reason
+        )
+        tail = f"; {_transfers_text(before, event.transfers)}" if event.transfers else ""
+        return f"deal {event.deal} drawn: {why}{tail}"
+    if isinstance(event, MatchEnded):
+        return "match ends: MP " + ", ".join(f"{n} {v:+d}" for n, v in event.mp.items())
+    if isinstance(event, RulingAppealed):
+        return f"{event.by} appeals {event.ruling_id}: {event.reason}"
+    if isinstance(event, RulingDecided):
+        return f"{event.by} {event.decision}s {event.ruling_id}: {event.reason}"
+    return type(event).type_tag()
+
+
+def render(s: UxState, viewer: Viewer) -> str:
+    v = view(s, viewer)
+    names = s.players
+    lines = [
+        f"Uxinjo — deal {s.deal}, {s.phase.value}"
+        + (f", dealer {label(s.dealer)} ({names[s.dealer]})" if s.dealer >= 0 else ""),
+        f"stock {len(s.stock)}  revealed {s.revealed or '-'}  discard {v['top_discard'] or '-'}"
+        f"  needed {s.needed}" + (f"  levu {' '.join(label(x) for x in s.levu)}" if s.levu else ""),
+    ]
+    for i in range(SEATS):
+        name = names[i]
+        hand = " ".join(s.hands[i]) if name in v["hands"] else " ".join(["??"] * len(s.hands[i]))
+        exposed = f"  exposed {' '.join(s.exposed[i])}" if s.exposed[i] else ""
+        pen = f"  penalties {len(s.penalties[i])}" if s.penalties[i] else ""
+        mark = "*" if name in v["to_act"] else " "
+        lines.append(f"{mark}{label(i):<2} {name:<10} total {v['totals'][name]:+d}  {hand}{exposed}{pen}")
+    lines.append(
+        "markers: "
+        + "  ".join(f"{names[a]}/{names[b]} {v['markers'][names[a]][names[b]]:+d}" for a, b in ((0, 1), (0, 2), (1, 2)))
+    )
+    if v["window"]:
+        w = v["window"]
+        answers = ", ".join(f"{n}: {a or '…'}" for n, a in w["answers"].items())
+        lines.append(f"claim window on {w['card']} ({answers})" + (" — last window" if w["last"] else ""))
+    if "mp" in v:
+        lines.append("match over — MP " + ", ".join(f"{n} {p:+d}" for n, p in v["mp"].items()))
+    return "\n".join(lines)
+

@@ -1,0 +1,149 @@
+"""Uxinjo event types.
+
+Player actions first, then what the engine decides by itself (``derived``): fouls,
+settlements, drawn deals and the match end. Settlements record every transfer with
+what was asked, what actually moved, and which penalty rulings voided it, so the
+audit trail and an overturn never have to re-derive history.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from kartludo.events.base import Event, register_union
+from kartludo.events.match import Ruling
+
+
+class Transfer(msgspec.Struct, frozen=True, kw_only=True):
+    """One payment on a punktobio. ``moved`` is what reached the marker after finito
+    capping; a transfer voided by a penalty (``void_by`` not empty) moves nothing."""
+
+    payer: int
+    payee: int
+    amount: int
+    moved: int
+    reason: str  # "discard", "stock", "e-ajx", "levu"
+    void_by: list[str] = []
+
+
+# --- player actions ------------------------------------------------------------
+
+
+class Drew(Event, frozen=True, kw_only=True, tag="uxinjo.drew"):
+    """Drew the stock's top card; ``window_pass`` when this also answered the claim
+    window on the previous discard as a pass."""
+
+    seat: int
+    card: str
+    window_pass: bool = False
+
+
+class Took(Event, frozen=True, kw_only=True, tag="uxinjo.took"):
+    """Took the top discard (action B)."""
+
+    seat: int
+    card: str
+    window_pass: bool = False
+
+
+class Discarded(Event, frozen=True, kw_only=True, tag="uxinjo.discarded"):
+    seat: int
+    card: str
+
+
+class LevuDeclared(Event, frozen=True, kw_only=True, tag="uxinjo.levu"):
+    seat: int
+
+
+class Exposed(Event, frozen=True, kw_only=True, tag="uxinjo.eltiri"):
+    """Eltiri: ``card`` (PJ or AJ) laid open, ``replacement`` drawn from the stock."""
+
+    seat: int
+    card: str
+    replacement: str
+
+
+class MuntDeclared(Event, frozen=True, kw_only=True, tag="uxinjo.munt"):
+    """A win declared; ``claim`` when out of turn on another player's discard."""
+
+    seat: int
+    claim: bool = False
+
+
+class Passed(Event, frozen=True, kw_only=True, tag="uxinjo.pass"):
+    """An explicit pass in a claim window."""
+
+    seat: int
+
+
+# --- engine decisions ----------------------------------------------------------
+
+
+class Foul(Ruling, frozen=True, kw_only=True, tag="uxinjo.foul"):
+    """An invalid munt (§2.3 3, §6.1): the deal is drawn and the seat is penalised."""
+
+    derived = True
+
+
+class Settled(Event, frozen=True, kw_only=True, tag="uxinjo.settled"):
+    """A valid munt settled (§5). ``win`` is "stock" or "discard"; ``rows`` are the
+    points table rows that applied to the best ``split``."""
+
+    derived = True
+
+    deal: int
+    winner: int
+    win: str
+    discarder: int | None
+    card: str
+    hand: list[str]
+    split: list[list[str]]
+    rows: dict[str, int]
+    points: int
+    needed: int
+    transfers: list[Transfer]
+    lifted: str | None = None
+    void_claims: list[int] = []
+    levu: list[int] = []
+    rulings: list[str] = []  # the project RULINGs this settlement relied on
+
+
+class DealDrawn(Event, frozen=True, kw_only=True, tag="uxinjo.deal-drawn"):
+    """A deal ending without a winner: "stock", "double-munt" or "foul"; levu
+    penalties still settle (``transfers``)."""
+
+    derived = True
+
+    deal: int
+    reason: str
+    claimants: list[int] = []
+    transfers: list[Transfer] = []
+    levu: list[int] = []
+    rulings: list[str] = []
+
+
+class MatchEnded(Event, frozen=True, kw_only=True, tag="uxinjo.match-ended"):
+    """A marker reached finito; ``markers`` as in ``state --json``, ``mp`` per name."""
+
+    derived = True
+
+    deal: int
+    markers: dict[str, dict[str, int]]
+    mp: dict[str, int]
+    fouls: dict[str, int] = {}
+
+
+UXINJO_EVENTS: tuple[type[Event], ...] = (
+    Drew,
+    Took,
+    Discarded,
+    LevuDeclared,
+    Exposed,
+    MuntDeclared,
+    Passed,
+    Foul,
+    Settled,
+    DealDrawn,
+    MatchEnded,
+)
+uxinjo_decoder = register_union(*UXINJO_EVENTS)

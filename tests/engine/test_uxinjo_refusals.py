@@ -1,0 +1,201 @@
+"""Commands the rules refuse: a clear message, the rule cited, nothing recorded."""
+
+from __future__ import annotations
+
+import pytest
+
+from kartludo.engine.base import BadCommand, IllegalCommand, StartDeal
+from kartludo.engine.jx import JX_DECK
+from kartludo.engine.registry import get_game
+from kartludo.engine.uxinjo import UXINJO
+
+from uxinjo_helpers import OK, OR, SU, Table, build_deck
+
+
+def dealt(**kw):
+    t = Table()
+    t.deal(build_deck(OR, **kw))
+    return t
+
+
+def test_registry_finds_the_game():
+    g = get_game("uxinjo")
+    assert g is UXINJO and g.ruleset == "uxinjo-1" and g.seat_labels(3) == ("Or", "Su", "Ok")
+    assert g.deck({}) == JX_DECK and set(g.bots()) == {"random", "heuristic"}
+
+
+def test_acting_out_of_turn():
+    t = dealt()
+    for seat in (SU, OK):
+        for verb in ("draw", "take", "levu", "munt", "pass"):
+            err = t.refuse(seat, verb)
+            assert err.rule.startswith("uxinjo §")
+    assert "Or's turn" in t.refuse(SU, "draw").message
+
+
+def test_nothing_is_recorded_on_a_refusal():
+    t = dealt()
+    before = t.state
+    t.refuse(SU, "draw")
+    assert t.state is before and len(t.events) == 1
+
+
+def test_discard_before_drawing_and_draw_twice():
+    t = dealt(hands={OR: ["R1", "R2", "R3", "G4", "G5"]})
+    t.refuse(OR, "discard", "R1")
+    t.refuse(OR, "take")  # the discard pile is empty
+    t.act(OR, "draw")
+    assert "six cards" in t.refuse(OR, "draw").message
+    t.refuse(OR, "take")
+
+
+def test_discarding_a_jx_or_a_card_not_held():
+    t = dealt(hands={OR: ["PJ", "AJ", "R3", "G4", "G5"]}, stock=["B7"])
+    t.act(OR, "draw")
+    err = t.refuse(OR, "discard", "PJ")
+    assert "never be discarded" in err.message and "§2.2" in err.rule
+    t.refuse(OR, "discard", "AJ")
+    err = t.refuse(OR, "discard", "R9")
+    assert "do not hold R9" in err.message
+    with pytest.raises(IllegalCommand):
+        UXINJO.decide(t.state, UXINJO.parse_command(OR, "discard", ["C"]))
+
+
+def test_taken_card_may_not_be_discarded():
+    t = dealt(stock=["G9"])
+    t.act(OR, "draw")
+    t.act(OR, "discard", "G9")
+    t.act(OK, "pass")
+    t.act(SU, "take")
+    err = t.refuse(SU, "discard", "G9")
+    assert err.rule == "uxinjo §2.2 B (RULING: the taken card may not be discarded)"
+
+
+def test_levu_after_the_first_turn():
+    t = dealt(stock=["B5", "B6", "B7"])
+    t.act(OR, "draw")
+    t.act(OR, "discard", "B5")
+    t.act(OK, "pass")
+    t.act(SU, "pass")
+    t.act(SU, "draw")
+    t.act(SU, "discard", "B6")
+    t.act(OR, "pass")
+    t.act(OK, "pass")
+    t.act(OK, "draw")
+    t.act(OK, "discard", "B7")
+    t.act(SU, "pass")
+    t.act(OR, "pass")
+    err = t.refuse(OR, "levu")  # Or's second turn
+    assert "first turn" in err.message and "§4.2" in err.rule
+
+
+def test_levu_twice():
+    t = dealt()
+    t.act(OR, "levu")
+    assert "already" in t.refuse(OR, "levu").message
+
+
+def test_munt_outside_a_window_or_turn():
+    t = dealt(stock=["B5"])
+    t.refuse(OR, "munt")  # before drawing
+    t.refuse(SU, "munt")
+    t.act(OR, "draw")
+    t.refuse(SU, "munt")  # not Su's discard to claim
+    t.act(OR, "discard", "B5")
+    t.refuse(OR, "munt")  # own discard
+    t.act(SU, "pass")
+    assert "already answered" in t.refuse(SU, "munt").message
+    t.refuse(SU, "pass")
+    t.refuse(OR, "pass")
+
+
+def test_eltiri_rules():
+    t = dealt(hands={OR: ["PJ", "R1", "R2", "G4", "G5"]}, stock=["B7"])
+    t.refuse(OR, "eltiri", "PJ")  # before drawing
+    t.act(OR, "draw")
+    t.refuse(OR, "eltiri", "AJ")  # not held
+    t.refuse(OR, "eltiri", "R1")  # not a Jx
+    with pytest.raises(BadCommand):
+        UXINJO.parse_command(OR, "eltiri", ["ZZ"])
+
+
+def test_eltiri_when_the_stock_is_too_low():
+    t = dealt(hands={OR: ["PJ", "PJ", "AJ", "AJ", "C"]})
+    # play until Or's turn with 5 stock cards left: draw (4), eltiri twice (3, 2)
+    while True:
+        seat = t.state.active
+        if seat == OR and len(t.state.stock) == 5:
+            break
+        t.act(seat, "draw")
+        t.act(seat, "discard", t.state.drawn)
+        t.act((seat + 2) % 3, "pass")
+        t.act((seat + 1) % 3, "pass")
+    t.act(OR, "draw")
+    t.act(OR, "eltiri", "PJ")
+    t.act(OR, "eltiri", "PJ")
+    assert len(t.state.stock) == 2
+    err = t.refuse(OR, "eltiri", "AJ")
+    assert "§3.1" in err.rule and "never drawn" in err.message
+
+
+def test_dealing_mid_deal_and_after_the_end():
+    t = dealt()
+    with pytest.raises(IllegalCommand) as info:
+        UXINJO.decide(t.state, StartDeal(deck=JX_DECK))
+    assert "in progress" in info.value.message
+
+
+def test_commands_before_any_deal():
+    t = Table()
+    err = t.refuse(OR, "draw")
+    assert "dealt" in err.message
+    assert UXINJO.legal_commands(t.state, OR) == []
+    assert UXINJO.can_deal(t.state) and UXINJO.next_dealer(t.state) == OR and UXINJO.deal_number(t.state) == 0
+
+
+@pytest.mark.parametrize(
+    "deck, words",
+    [
+        (JX_DECK[:-1], ["missing AJ"]),
+        (JX_DECK + ("R1",), ["extra R1"]),
+        (JX_DECK[:-1] + ("ZZ",), ["unknown cards ZZ", "missing AJ"]),
+        (JX_DECK[:-1] + ("PJ",), ["missing AJ", "extra PJ"]),
+    ],
+)
+def test_bad_deck(deck, words):
+    t = Table()
+    with pytest.raises(IllegalCommand) as info:
+        UXINJO.decide(t.state, StartDeal(deck=tuple(deck)))
+    for w in words:
+        assert w in info.value.message
+    assert info.value.rule == "deck"
+
+
+def test_unknown_verbs_and_bad_arguments():
+    with pytest.raises(BadCommand):
+        UXINJO.parse_command(OR, "fly", [])
+    with pytest.raises(BadCommand):
+        UXINJO.parse_command(OR, "draw", ["R1"])
+    with pytest.raises(BadCommand):
+        UXINJO.parse_command(OR, "discard", [])
+    assert UXINJO.parse_command(OR, "discard", ["r5"]).text() == "discard R5"
+    assert UXINJO.parse_command(SU, "eltiri", ["PJ"]).text() == "eltiri PJ"
+
+
+def test_seat_out_of_range():
+    t = dealt()
+    with pytest.raises(IllegalCommand):
+        UXINJO.decide(t.state, UXINJO.parse_command(5, "draw", []))
+    assert UXINJO.legal_commands(t.state, 5) == []
+
+
+def test_options():
+    from kartludo.engine.base import parse_options
+
+    assert parse_options(UXINJO, {}) == {"needed_base": 2}
+    assert parse_options(UXINJO, {"needed_base": "3"}) == {"needed_base": 3}
+    with pytest.raises(BadCommand):
+        parse_options(UXINJO, {"needed_base": "0"})
+    t = Table(options={"needed_base": 3})
+    t.deal(build_deck(OR))
+    assert UXINJO.view(t.state, None)["points_needed"] == 3

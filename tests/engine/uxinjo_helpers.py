@@ -1,0 +1,132 @@
+"""Scripted Uxinjo tables for tests: explicit decks, commands by CLI verb."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from kartludo.engine.base import Command, IllegalCommand, StartDeal, fold, seeded_deck
+from kartludo.engine.jx import JX_DECK
+from kartludo.engine.uxinjo import UXINJO, UxState
+from kartludo.events.base import Event
+from kartludo.events.match import MatchCreated
+
+PLAYERS = ["ann", "bob", "cy"]
+OR, SU, OK = 0, 1, 2
+
+
+def build_deck(
+    dealer: int = 0,
+    hands: dict[int, list[str]] | None = None,
+    stock: list[str] | None = None,
+    revealed: str | None = None,
+    bottom: str | None = None,
+) -> tuple[str, ...]:
+    """A 38-card deck dealing ``hands`` (seat -> up to 5 cards), with ``stock`` on top
+    of the stock (top first) and ``revealed`` as card 37; the rest is filled with the
+    unused cards in canonical order."""
+    deck: list[str | None] = [None] * 38
+    pool = Counter(JX_DECK)
+
+    def place(i: int, card: str) -> None:
+        assert pool[card] > 0, f"{card} used twice"
+        pool[card] -= 1
+        deck[i] = card
+
+    for seat, cards in (hands or {}).items():
+        slots = [i for i in range(15) if (dealer + 1 + i) % 3 == seat]
+        assert len(cards) <= 5
+        for i, card in zip(slots, cards):
+            place(i, card)
+    for k, card in enumerate(stock or []):
+        place(15 + k, card)
+    if revealed is not None:
+        place(36, revealed)
+    if bottom is not None:
+        place(37, bottom)
+    rest = list(pool.elements())
+    rest.sort(key=JX_DECK.index)
+    it = iter(rest)
+    return tuple(c if c is not None else next(it) for c in deck)
+
+
+class Table:
+    """A match driven command by command; checks the fold after every step."""
+
+    def __init__(self, options: dict[str, Any] | None = None, players: list[str] | None = None) -> None:
+        self.created = MatchCreated(
+            game="uxinjo",
+            ruleset=UXINJO.ruleset,
+            players=list(players or PLAYERS),
+            seed=1,
+            options={"needed_base": 2, **(options or {})},
+        )
+        self.state: UxState = UXINJO.start(self.created)
+        self.events: list[Event] = []
+
+    def apply(self, events: list[Event]) -> list[Event]:
+        for e in events:
+            self.state = UXINJO.evolve(self.state, e)
+        self.events.extend(events)
+        assert fold(UXINJO, self.created, self.events) == self.state
+        return events
+
+    def command(self, cmd: Command) -> list[Event]:
+        return self.apply(UXINJO.decide(self.state, cmd))
+
+    def deal(self, deck: tuple[str, ...] | None = None, **kw: Any) -> list[Event]:
+        if deck is None:
+            deck = build_deck(dealer=UXINJO.next_dealer(self.state), **kw)
+        return self.command(StartDeal(deck=tuple(deck)))
+
+    def act(self, seat: int, verb: str, *args: str) -> list[Event]:
+        cmd = UXINJO.parse_command(seat, verb, list(args))
+        assert cmd in UXINJO.legal_commands(self.state, seat), f"{cmd.text()} not legal for seat {seat}"
+        return self.command(cmd)
+
+    def refuse(self, seat: int, verb: str, *args: str) -> IllegalCommand:
+        cmd = UXINJO.parse_command(seat, verb, list(args))
+        assert cmd not in UXINJO.legal_commands(self.state, seat)
+        with pytest.raises(IllegalCommand) as info:
+            UXINJO.decide(self.state, cmd)
+        return info.value
+
+    def markers(self) -> dict[str, dict[str, int]]:
+        return UXINJO.view(self.state, -1)["markers"]
+
+    def pair(self, a: int, b: int) -> int:
+        names = self.created.players
+        return self.markers()[names[a]][names[b]]
+
+    def penalties(self) -> list[int]:
+        return [len(p) for p in self.state.penalties]
+
+
+def play_match(seed: int, bots: list[Any], max_deals: int = 6, max_steps: int = 5000, check=None) -> tuple[Table, list[Event]]:
+    """A bot match with the seeded shuffle; ``check(table, before, after, events)``
+    runs after every command."""
+    table = Table()
+    rng = random.Random(seed)
+    steps = 0
+    while not UXINJO.is_finished(table.state) and steps < max_steps:
+        steps += 1
+        before = table.state
+        if UXINJO.can_deal(table.state):
+            if UXINJO.deal_number(table.state) >= max_deals:
+                break
+            deck, key = seeded_deck(JX_DECK, seed, UXINJO.deal_number(table.state) + 1)
+            new = UXINJO.decide(table.state, StartDeal(deck=deck, shuffle=key))
+        else:
+            seats = UXINJO.to_act(table.state)
+            seat = seats[rng.randrange(len(seats))]
+            legal = UXINJO.legal_commands(table.state, seat)
+            new = UXINJO.decide(table.state, bots[seat].choose(UXINJO, table.state, seat, legal, rng))
+        for e in new:
+            table.state = UXINJO.evolve(table.state, e)
+        table.events.extend(new)
+        if check is not None:
+            check(table, before, table.state, new)
+    return table, table.events

@@ -294,3 +294,41 @@ def check_players(game: Game[Any], players: list[str]) -> None:
 def parse_deck(text: str) -> list[str]:
     """A deck as typed: card codes separated by spaces or commas, top first."""
     return [c for c in re.split(r"[\s,]+", text.strip()) if c]
+
+
+class FoldProblem(msgspec.Struct, frozen=True):
+    match: str
+    version: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"match {self.match} version {self.version}: {self.reason}"
+
+
+def refold_all(store: EventStore) -> tuple[int, list[FoldProblem]]:
+    """Fold every match stream through its engine from scratch (``kartludo verify``).
+
+    Returns the number of matches folded and the events that would not fold.
+    """
+    problems: list[FoldProblem] = []
+    count = 0
+    for stream in store.streams(MATCH_PREFIX):
+        match_id = stream.removeprefix(MATCH_PREFIX)
+        records = store.read_stream(stream)
+        count += 1
+        try:
+            created = records[0].event
+            if not isinstance(created, MatchCreated):
+                raise ValueError("the stream does not start with MatchCreated")
+            game = get_game(created.game)
+            state = game.start(created)
+        except Exception as exc:  # noqa: BLE001 - reported, not raised
+            problems.append(FoldProblem(match_id, records[0].version, str(exc)))
+            continue
+        for rec in records[1:]:
+            try:
+                state = game.evolve(state, rec.event)
+            except Exception as exc:  # noqa: BLE001 - a stored event the engine cannot fold
+                problems.append(FoldProblem(match_id, rec.version, f"{type(exc).__name__}: {exc}"))
+                break
+    return count, problems

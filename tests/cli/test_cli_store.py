@@ -21,8 +21,8 @@ def seed_events(url):
 
     assert run(url, "db", "upgrade").exit_code == 0
     with EventStore.open(url) as store:
-        store.append("match-a", [Noted(n=1), Noted(n=2)], 0, actor="ann")
-        store.append("match-b", [Noted(n=3)], 0, actor="bob")
+        store.append("notes-a", [Noted(n=1), Noted(n=2)], 0, actor="ann")
+        store.append("notes-b", [Noted(n=3)], 0, actor="bob")
 
 
 def test_db_upgrade_then_status(db_url):
@@ -65,10 +65,10 @@ def test_verify_reports_the_first_bad_event(db_url):
     from kartludo.store.database import create_engine
 
     with create_engine(db_url).begin() as conn:
-        conn.execute(sa.text("UPDATE events SET actor = 'eve' WHERE stream_id = 'match-b'"))
+        conn.execute(sa.text("UPDATE events SET actor = 'eve' WHERE stream_id = 'notes-b'"))
     result = run(db_url, "verify")
     assert result.exit_code == 1
-    assert "BAD stream match-b version 1 (position" in result.output and "hash does not match" in result.output
+    assert "BAD stream notes-b version 1 (position" in result.output and "hash does not match" in result.output
 
 
 def test_export_import_round_trip(db_url, tmp_path):
@@ -81,8 +81,8 @@ def test_export_import_round_trip(db_url, tmp_path):
     again = tmp_path / "again.jsonl"
     run(other, "events", "export", "-o", str(again))
     assert again.read_bytes() == out.read_bytes()
-    one = run(db_url, "events", "export", "match-b")
-    assert one.output.count("\n") == 1 and '"stream_id":"match-b"' in one.output
+    one = run(db_url, "events", "export", "notes-b")
+    assert one.output.count("\n") == 1 and '"stream_id":"notes-b"' in one.output
 
 
 def test_import_of_a_tampered_file_writes_nothing(db_url, tmp_path):

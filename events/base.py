@@ -41,6 +41,9 @@ class UndecodableEvent(ValueError):
 EVENT_MODULES = (
     "kartludo.events.match",
     "kartludo.events.uxinjo",
+    "kartludo.events.hakamo",
+    "kartludo.events.laugavatnsmanni",
+    "kartludo.events.svoi_kozyri",
 )
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
@@ -96,9 +99,11 @@ def upcaster(tag: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
 def _load_games_for(tag: str) -> msgspec.msgpack.Decoder:
     """Game event modules register themselves on import; import them on first need."""
     import importlib
+    import importlib.util
 
     for module in EVENT_MODULES:
-        importlib.import_module(module)
+        if importlib.util.find_spec(module) is not None:  # a game not in this build has no events
+            importlib.import_module(module)
     try:
         return _DECODERS[tag]
     except KeyError:

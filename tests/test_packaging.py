@@ -56,3 +56,18 @@ def test_help_does_not_import_the_database_stack():
     )
     out = subprocess.check_output([sys.executable, "-c", code], text=True)
     assert out.strip().splitlines()[-1] == "HEAVY="
+
+
+def test_every_package_folder_is_listed_in_pyproject():
+    """A subpackage missing from pyproject's list would be left out of the wheel."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = dict(config["package-dir"])
+    assert sorted(listed) == sorted(config["packages"])
+    found = set()
+    for layer in ("app", "cli", "engine", "events", "projections", "store"):
+        for init in (ROOT / layer).rglob("__init__.py"):
+            folder = init.parent.relative_to(ROOT).as_posix()
+            found.add(folder)
+    assert found == set(listed.values())

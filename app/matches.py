@@ -14,12 +14,13 @@ from typing import Any, Iterable, Sequence
 
 import msgspec
 
-from kartludo.app.errors import AmbiguousMatch, TooMuchContention, UnknownMatch, UnknownPlayer
+from kartludo.app.errors import AmbiguousMatch, AppError, TooMuchContention, UnknownMatch, UnknownPlayer
 from kartludo.engine.base import ALL, PUBLIC, BadCommand, Command, Game, IllegalCommand, StartDeal, Viewer
 from kartludo.engine.base import parse_options, seeded_deck
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
-from kartludo.events.match import MatchCreated
+from kartludo.events.match import MatchClosed, MatchCreated, RulingAppealed, RulingDecided
+from kartludo.events.series import SeriesCreated, SeriesMatchAdded
 from kartludo.store import Appended, ConcurrencyConflict, EventStore, Recorded
 
 MATCH_PREFIX = "match-"
@@ -30,6 +31,28 @@ def stream_of(match_id: str) -> str:
     return MATCH_PREFIX + match_id
 
 
+SERIES_PREFIX = "series-"
+
+
+def step(game: Game[Any], state: Any, event: Event) -> Any:
+    """Fold one match event: ``MatchClosed`` is the pipeline's, the engine never sees it."""
+    if type(event) is MatchClosed:
+        return state
+    return game.evolve(state, event)
+
+
+def describe(game: Game[Any], before: Any, event: Event, viewer: Viewer, players: Sequence[str]) -> str:
+    """One line for any match event: the game describes its own, the pipeline the common ones."""
+    if isinstance(event, MatchClosed):
+        return f"match closed after deal {event.deal}: {event.reason}"
+    if isinstance(event, RulingAppealed):
+        return f"{event.by} appeals ruling {event.ruling_id}: {event.reason}"
+    if isinstance(event, RulingDecided):
+        verb = "upholds" if event.decision == "uphold" else "overturns"
+        return f"TD {event.by} {verb} ruling {event.ruling_id}: {event.reason}"
+    return game.describe(before, event, viewer)
+
+
 class Match(msgspec.Struct):
     """A match folded up to ``version`` (its stream's last event)."""
 
@@ -38,6 +61,7 @@ class Match(msgspec.Struct):
     created: MatchCreated
     state: Any
     version: int
+    closed: bool = False
 
     @property
     def players(self) -> list[str]:
@@ -53,7 +77,14 @@ class Match(msgspec.Struct):
 
     @property
     def status(self) -> str:
-        return "finished" if self.game.is_finished(self.state) else "in_progress"
+        return "finished" if self.closed or self.game.is_finished(self.state) else "in_progress"
+
+    def fold(self, event: Event, version: int) -> None:
+        if type(event) is MatchClosed:
+            self.closed = True
+        else:
+            self.state = self.game.evolve(self.state, event)
+        self.version = version
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -75,6 +106,7 @@ class MatchService:
         self.store = store
         self.max_retries = max_retries
         self._cache: dict[str, Match] = {}
+        self._series_deadlines: dict[str, int] = {}
 
     # --- creating --------------------------------------------------------------
     def create(
@@ -90,16 +122,30 @@ class MatchService:
         match_id: str | None = None,
     ) -> str:
         game = get_game(game_name)
-        players = list(players)
-        check_players(game, players)
         resolved = parse_options(game, options or {})
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "big")
         match_id = match_id or os.urandom(6).hex()
-        created = MatchCreated(
-            game=game.name, ruleset=game.ruleset, players=players, seed=seed, options=resolved, series=series
+        if series is None:
+            players = list(players or [])
+            check_players(game, players)
+            created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=seed,
+                                   options=resolved)
+            self.store.append(stream_of(match_id), [created], 0, command_id=command_id, actor=actor)
+            return match_id
+        from kartludo.app.series import SERIES_PREFIX, check_can_add, load_series, resolve_series
+
+        series = resolve_series(self.store, series)
+        info = load_series(self.store, series)
+        seats = check_can_add(info, game.name, list(players) if players else None, self.store.clock())
+        created = MatchCreated(game=game.name, ruleset=game.ruleset, players=seats, seed=seed, options=resolved,
+                               series=series)
+        added = SeriesMatchAdded(match_id=match_id, players=seats)
+        # one transaction: the series' version orders its matches (and so the seat rotation)
+        self.store.append_together(
+            [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0)],
+            command_id=command_id, actor=actor,
         )
-        self.store.append(stream_of(match_id), [created], 0, command_id=command_id, actor=actor)
         return match_id
 
     # --- reading ---------------------------------------------------------------
@@ -139,8 +185,7 @@ class MatchService:
     def _catch_up(self, match: Match) -> bool:
         newer = self.store.read_stream(stream_of(match.id), from_version=match.version + 1)
         for rec in newer:
-            match.state = match.game.evolve(match.state, rec.event)
-            match.version = rec.version
+            match.fold(rec.event, rec.version)
         return bool(newer)
 
     # --- commands --------------------------------------------------------------
@@ -158,8 +203,24 @@ class MatchService:
     def deal(
         self, match_id: str, deck: Sequence[str] | None = None, *, actor: str = "", command_id: str | None = None
     ) -> Outcome:
-        """Start the next deal: with ``deck`` as entered (top first) or the match's seeded shuffle."""
+        """Start the next deal: with ``deck`` as entered (top first) or the match's seeded shuffle.
+
+        In a series past its deadline no deal starts: the match is closed instead
+        (``MatchClosed``) and stands as scored after its last deal."""
         match = self.load(match_id, refresh=False)
+        if match.closed:
+            raise AppError(f"match {match_id} is closed: no more deals")
+        deadline = self._deadline(match)
+        if deadline is not None and self.store.clock() >= deadline and match.game.can_deal(match.state):
+            from kartludo.app.series import fmt_time
+
+            def close(m: Match) -> list[Event]:
+                if not m.game.can_deal(m.state):
+                    raise IllegalCommand("a deal is in progress", "series deadline: the deal in progress ends first")
+                return [MatchClosed(reason=f"series {m.created.series} ended at {fmt_time(deadline)}",
+                                    deal=m.game.deal_number(m.state))]
+
+            return self.execute(match.id, close, actor=actor, command_id=command_id, raw=True)
 
         def command(m: Match) -> Command:
             if deck is not None:
@@ -170,6 +231,33 @@ class MatchService:
 
         return self.execute(match.id, command, actor=actor, command_id=command_id)
 
+    def _deadline(self, match: Match) -> int | None:
+        """The deadline of the match's series (microseconds), if it is in one."""
+        if not match.created.series:
+            return None
+        cached = self._series_deadlines.get(match.created.series)
+        if cached is None:
+            from kartludo.app.series import load_series
+
+            cached = self._series_deadlines[match.created.series] = load_series(
+                self.store, match.created.series).deadline_us
+        return cached
+
+    def _closing(self, match: Match, events: list[Event]) -> list[Event]:
+        """A series match whose deal ends after the deadline closes with that deal."""
+        deadline = self._deadline(match)
+        if deadline is None or self.store.clock() < deadline:
+            return events
+        game, state = match.game, match.state
+        for event in events:
+            state = step(game, state, event)
+        if game.can_deal(state) and not game.is_finished(state):
+            from kartludo.app.series import fmt_time
+
+            reason = f"series {match.created.series} ended at {fmt_time(deadline)} during this deal"
+            return [*events, MatchClosed(reason=reason, deal=game.deal_number(state))]
+        return events
+
     def execute(
         self,
         match_id: str,
@@ -177,12 +265,15 @@ class MatchService:
         *,
         actor: str = "",
         command_id: str | None = None,
+        raw: bool = False,
     ) -> Outcome:
         """decide -> append with the expected version; on a conflict re-fold and retry.
 
         ``command`` may be a function of the freshly folded match (a deal's
-        seeded deck depends on the deal number). A ``command_id`` seen before on
-        this match returns the original events and writes nothing.
+        seeded deck depends on the deal number); with ``raw`` that function returns
+        the events themselves (pipeline facts such as appeals and closures). A
+        ``command_id`` seen before on this match returns the original events and
+        writes nothing.
         """
         stream = stream_of(match_id)
         if command_id is not None:
@@ -191,10 +282,12 @@ class MatchService:
                 return self._original(match_id, original)
         match = self.load(match_id, refresh=False)
         for _attempt in range(self.max_retries):
+            if match.closed:
+                raise AppError(f"match {match_id} was closed by its series deadline: it takes no more commands")
             cmd = command(match) if callable(command) and not isinstance(command, Command) else command
             try:
-                events = match.game.decide(match.state, cmd)
-            except IllegalCommand:
+                events = list(cmd) if raw else self._closing(match, match.game.decide(match.state, cmd))
+            except (IllegalCommand, AppError):
                 # The cached state may be stale (another process moved the match): re-check first.
                 if self._catch_up(match):
                     continue
@@ -216,12 +309,10 @@ class MatchService:
 
     @staticmethod
     def _apply(match: Match, events: list[Event], appended: Appended) -> None:
-        evolve = match.game.evolve
-        state = match.state
+        version = appended.first_version
         for event in events:
-            state = evolve(state, event)
-        match.state = state
-        match.version = appended.last_version
+            match.fold(event, version)
+            version += 1
 
     def _original(self, match_id: str, appended: Appended) -> Outcome:
         records = self.store.read_stream(stream_of(match_id), appended.first_version, appended.last_version)
@@ -260,6 +351,33 @@ class MatchService:
         return [self.load(s.removeprefix(MATCH_PREFIX)) for s in self.store.streams(MATCH_PREFIX)]
 
 
+def list_matches(store: EventStore, game: str | None = None) -> list[dict[str, Any]]:
+    """The match list from the ``matches`` projection (brought up to date first)."""
+    import sqlalchemy as sa
+
+    from kartludo.projections import refresh
+    from kartludo.projections.schema import matches
+
+    refresh(store)
+    query = sa.select(matches).order_by(matches.c.created_at_us, matches.c.match_id)
+    if game:
+        query = query.where(matches.c.game == get_game(game).name)
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [
+        {"match": r.match_id, "game": r.game, "status": r.status, "deal": r.deal,
+         "players": msgspec.json.decode(r.players), "series": r.series,
+         "created_at": _iso(r.created_at_us)}
+        for r in rows
+    ]
+
+
+def _iso(us: int) -> str:
+    from kartludo.store.transfer import format_us
+
+    return format_us(us)
+
+
 def fold_records(match_id: str, records: Iterable[Recorded]) -> Match:
     """Fold a match stream from its ``MatchCreated`` on."""
     it = iter(records)
@@ -271,10 +389,15 @@ def fold_records(match_id: str, records: Iterable[Recorded]) -> Match:
     state = game.start(created)
     version = first.version
     evolve = game.evolve
+    closed = False
     for rec in it:
-        state = evolve(state, rec.event)
+        event = rec.event
+        if type(event) is MatchClosed:
+            closed = True
+        else:
+            state = evolve(state, event)
         version = rec.version
-    return Match(match_id, game, created, state, version)
+    return Match(match_id, game, created, state, version, closed)
 
 
 def check_players(game: Game[Any], players: list[str]) -> None:
@@ -327,7 +450,7 @@ def refold_all(store: EventStore) -> tuple[int, list[FoldProblem]]:
             continue
         for rec in records[1:]:
             try:
-                state = game.evolve(state, rec.event)
+                state = step(game, state, rec.event)
             except Exception as exc:  # noqa: BLE001 - a stored event the engine cannot fold
                 problems.append(FoldProblem(match_id, rec.version, f"{type(exc).__name__}: {exc}"))
                 break

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import msgspec
 
 from kartludo.app.errors import AppError
-from kartludo.app.matches import Match, fold_records
+from kartludo.app.matches import Match, describe, fold_records, step
 from kartludo.engine.base import Viewer
 from kartludo.events.match import DealStarted, MatchCreated
 from kartludo.store import Recorded
@@ -46,11 +46,11 @@ def steps(records: list[Recorded], deal: int, viewer: Viewer) -> Iterator[Step]:
             in_deal = event.deal == deal
         if in_deal:
             index += 1
-            description = game.describe(state, event, viewer)
-            state = game.evolve(state, event)
+            description = describe(game, state, event, viewer, match.players)
+            state = step(game, state, event)
             yield Step(index, rec, description, state)
         else:
-            state = game.evolve(state, event)
+            state = step(game, state, event)
     if not in_deal and index == 0:
         known = deal_numbers(records)
         raise AppError(f"no deal {deal} in this match (deals: {', '.join(map(str, known)) or 'none yet'})")

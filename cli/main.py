@@ -21,6 +21,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "state": ("kartludo.cli.matches", "state", "Show a match now (one player's view, public, or all hands)."),
     "legal": ("kartludo.cli.matches", "legal", "List the commands a player may give now."),
     "simulate": ("kartludo.cli.simulate", "simulate", "Play whole matches with bots through the command path."),
+    "standings": ("kartludo.cli.league", "standings", "League standings with ratings, per game or across games."),
+    "series": ("kartludo.cli.league", "series", "Time-limited series: create, show."),
+    "projections": ("kartludo.cli.league", "projections", "Read models: status and rebuild."),
     "verify": ("kartludo.cli.integrity", "verify", "Check every stream's hash chain and re-fold every match."),
     "events": ("kartludo.cli.transfer", "events", "Export or import the event log as JSON Lines."),
 }

@@ -16,13 +16,15 @@ def service(env: Env) -> Any:
 
 
 def describe_outcome(match: Any, outcome: Any, viewer: Any) -> list[str]:
+    from kartludo.app.matches import describe, step
+
     if outcome.before is None:
         return [f"(already applied) {type(e).__name__}" for e in outcome.events]
     lines = []
     state = outcome.before
     for event in outcome.events:
-        lines.append(match.game.describe(state, event, viewer))
-        state = match.game.evolve(state, event)
+        lines.append(describe(match.game, state, event, viewer, match.players))
+        state = step(match.game, state, event)
     return lines
 
 
@@ -39,7 +41,8 @@ def match() -> None:
 
 @match.command("new")
 @click.argument("game")
-@click.option("--players", required=True, help="Player names in seat order, comma-separated.")
+@click.option("--players", default="", help="Player names in seat order, comma-separated (a series match: "
+              "default its next seat order).")
 @click.option("--seed", type=int, help="Seed of the match's shuffles (default: random, recorded).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A rules option (repeatable).")
 @click.option("--series", help="Add the match to this series.")
@@ -48,6 +51,9 @@ def match() -> None:
 def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str, ...], series: str | None,
         command_id: str | None) -> None:
     """Create a match of GAME and print only its id.
+
+    In a series (--series) the seats follow the series' rotation: the markers pass
+    left after each match.
 
     \b
     Example:
@@ -61,11 +67,8 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
         parsed[key.strip()] = value.strip()
     names = [p.strip() for p in players.split(",") if p.strip()]
     svc = service(env)
-    if series is not None:
-        from kartludo.app.errors import AppError
-
-        raise AppError(f"no series {series!r}")
-    match_id = svc.create(game, names, seed=seed, options=parsed, command_id=command_id, actor="cli")
+    match_id = svc.create(game, names or None, seed=seed, options=parsed, series=series, command_id=command_id,
+                          actor="cli")
     click.echo(match_id)
 
 
@@ -107,18 +110,16 @@ def list_(env: Env, game: str | None, as_json: bool) -> None:
     Example:
         kartludo match list --game uxinjo
     """
-    svc = service(env)
-    rows = []
-    for m in svc.list():
-        if game and m.game.name != game:
-            continue
-        rows.append({"match": m.id, "game": m.game.name, "status": m.status,
-                     "deal": m.game.deal_number(m.state), "players": list(m.players)})
+    from kartludo.app.matches import list_matches
+
+    rows = list_matches(env.store, game)
     if as_json:
         echo_json(rows)
         return
     for r in rows:
-        click.echo(f"{r['match']}  {r['game']:<16} {r['status']:<12} deal {r['deal']:<3} {','.join(r['players'])}")
+        series = f"  series {r['series']}" if r["series"] else ""
+        click.echo(f"{r['match']}  {r['game']:<16} {r['status']:<12} deal {r['deal']:<3} "
+                   f"{r['created_at'][:16]}  {','.join(r['players'])}{series}")
 
 
 @click.command(context_settings={"ignore_unknown_options": True})

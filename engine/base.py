@@ -211,7 +211,12 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def result(self, state: S) -> Result | None:
-        """The match result once finished (or cut by a series deadline), else None."""
+        """The match result once finished, else None."""
+
+    def standing(self, state: S) -> Result | None:
+        """The result as things stand now (between deals, a series cut at its
+        deadline is scored from it); the final result once finished."""
+        return self.result(state)
 
     # --- hidden information --------------------------------------------------
     @abc.abstractmethod

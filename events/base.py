@@ -40,6 +40,7 @@ class UndecodableEvent(ValueError):
 #: stored row works without the caller importing every game.
 EVENT_MODULES = (
     "kartludo.events.match",
+    "kartludo.events.series",
     "kartludo.events.uxinjo",
     "kartludo.events.hakamo",
     "kartludo.events.laugavatnsmanni",

@@ -66,5 +66,14 @@ class RulingDecided(Event, frozen=True, kw_only=True, tag="match.ruling-decided"
     reason: str
 
 
-MATCH_EVENTS = (MatchCreated, DealStarted, RulingAppealed, RulingDecided)
+class MatchClosed(Event, frozen=True, kw_only=True, tag="match.closed"):
+    """The match ends outside the game's own rules: a series deadline passed, so
+    the match stands as scored after its last deal (the pipeline records it; the
+    engine never sees it)."""
+
+    reason: str
+    deal: int
+
+
+MATCH_EVENTS = (MatchCreated, DealStarted, RulingAppealed, RulingDecided, MatchClosed)
 match_decoder = register_union(*MATCH_EVENTS)

@@ -1,1 +1,28 @@
+"""Read models built from the global order: matches and results (standings),
+series, and the audit trail of penalty rulings."""
 
+from __future__ import annotations
+
+
+def all_projections() -> list:
+    from kartludo.projections.audit import AuditProjection
+    from kartludo.projections.matches import MatchesProjection
+    from kartludo.projections.series import SeriesProjection
+
+    return [MatchesProjection(), SeriesProjection(), AuditProjection()]
+
+
+def get_projection(name: str):
+    for projection in all_projections():
+        if projection.name == name:
+            return projection
+    names = ", ".join(p.name for p in all_projections())
+    raise LookupError(f"no projection {name!r} (projections: {names})")
+
+
+def refresh(store) -> int:
+    """Bring every projection up to date (read commands call this first)."""
+    from kartludo.projections.runner import MatchFolder, catch_up
+
+    folder = MatchFolder(store)
+    return sum(catch_up(store, p, folder=folder) for p in all_projections())

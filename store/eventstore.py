@@ -166,22 +166,8 @@ class EventStore:
         if not events:
             raise ValueError("append needs at least one event")
         command_id = command_id or os.urandom(12).hex()
-        prev = self._prev_hash(stream_id, expected_version)
-        recorded_at = self.clock()
-        rows = []
-        version = expected_version
-        header = _canonical.encode
-        encode_event = _event_encoder.encode
-        for event in events:
-            version += 1
-            cls = type(event)
-            tag = cls.__struct_config__.tag
-            payload = encode_event(event)
-            digest = _sha256(
-                prev + header((stream_id, version, tag, cls.schema, recorded_at, actor, command_id)) + payload
-            ).digest()
-            rows.append((stream_id, version, tag, cls.schema, payload, recorded_at, actor, command_id, prev, digest))
-            prev = digest
+        rows, prev = self._rows(stream_id, events, expected_version, command_id, actor, self.clock())
+        version = expected_version + len(rows)
         try:
             last_position = self._driver.append(
                 self._connection(), rows, (stream_id, command_id, expected_version + 1, version)
@@ -199,6 +185,65 @@ class EventStore:
         return Appended(
             stream_id, expected_version + 1, version, list(range(last_position - count + 1, last_position + 1))
         )
+
+    def _rows(
+        self, stream_id: str, events: Sequence[Event], expected_version: int, command_id: str, actor: str,
+        recorded_at: int,
+    ) -> tuple[list[tuple[Any, ...]], bytes]:
+        """The rows to insert, hash-chained from the stream's head; and the new head hash."""
+        prev = self._prev_hash(stream_id, expected_version)
+        rows = []
+        version = expected_version
+        header = _canonical.encode
+        encode_event = _event_encoder.encode
+        for event in events:
+            version += 1
+            cls = type(event)
+            tag = cls.__struct_config__.tag
+            payload = encode_event(event)
+            digest = _sha256(
+                prev + header((stream_id, version, tag, cls.schema, recorded_at, actor, command_id)) + payload
+            ).digest()
+            rows.append((stream_id, version, tag, cls.schema, payload, recorded_at, actor, command_id, prev, digest))
+            prev = digest
+        return rows, prev
+
+    def append_together(
+        self,
+        batches: Sequence[tuple[str, Sequence[Event], int]],
+        *,
+        command_id: str | None = None,
+        actor: str = "",
+    ) -> list[Appended]:
+        """Append to several streams in one transaction (e.g. a series and its new
+        match): all or nothing, each stream checked against its expected version."""
+        command_id = command_id or os.urandom(12).hex()
+        recorded_at = self.clock()
+        rows: list[tuple[Any, ...]] = []
+        commands = []
+        heads = []
+        for stream_id, events, expected in batches:
+            stream_rows, head = self._rows(stream_id, events, expected, command_id, actor, recorded_at)
+            rows.extend(stream_rows)
+            commands.append((stream_id, command_id, expected + 1, expected + len(stream_rows)))
+            heads.append((stream_id, expected + len(stream_rows), head))
+        try:
+            self._driver.insert_rows(self._connection(), rows, commands)
+        except self._driver.IntegrityError:
+            originals = [self.find_command(stream_id, command_id) for stream_id, _, _ in batches]
+            if all(o is not None for o in originals):
+                return originals  # type: ignore[return-value]
+            for stream_id, _, expected in batches:
+                actual = self.stream_version(stream_id)
+                if actual != expected:
+                    raise ConcurrencyConflict(stream_id, expected, actual) from None
+            raise
+        except self._driver.OperationalError as exc:
+            self._drop_connection()
+            raise self._operational(exc) from None
+        for stream_id, version, head in heads:
+            self._remember(stream_id, version, head)
+        return [self.find_command(stream_id, command_id) for stream_id, _, _ in batches]  # type: ignore[misc]
 
     def insert_rows(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
         """Write rows whose hashes were already checked (``transfer.import_events``)."""
@@ -266,6 +311,11 @@ class EventStore:
                 return
             yield from records
             position = records[-1].position
+
+    def records_from_rows(self, rows: Sequence[Sequence[Any]]) -> list[Recorded]:
+        """Decode rows selected as ``position, <columns>`` (projections read this way
+        inside their own transaction)."""
+        return self._records(rows)
 
     def _records(self, rows: Sequence[Sequence[Any]]) -> list[Recorded]:
         out: list[Recorded] = []

@@ -87,6 +87,16 @@ class Uxinjo(Game[UxState]):
             fouls=rules.foul_counts(state),
         )
 
+    def standing(self, state: UxState) -> Result | None:
+        """MP from the markers as they stand (§6.x: a series match cut at its
+        deadline is scored from the markers at the end of the deal in progress)."""
+        if state.deal == 0:
+            return None
+        mp = match_points(state.markers)
+        scores = {state.players[i]: mp[i] for i in range(3)}
+        return Result(scores=scores, ranks=ranks_from_scores(scores), match_points=dict(scores),
+                      fouls=rules.foul_counts(state))
+
     def view(self, state: UxState, viewer: Viewer) -> dict[str, Any]:
         return _view.view(state, viewer)
 

@@ -29,8 +29,9 @@ def test_match_new_prints_only_the_id(k):
     out = k("match", "new", "uxinjo", "--players", "ann,bob,cy", "--seed", "7")
     assert len(out.strip().split()) == 1 and len(out.strip()) == 12
     listed = json.loads(k("match", "list", "--json"))
+    assert len(listed) == 1 and listed[0].pop("created_at").startswith("20")
     assert listed == [{"match": out.strip(), "game": "uxinjo", "status": "in_progress", "deal": 0,
-                       "players": ["ann", "bob", "cy"]}]
+                       "players": ["ann", "bob", "cy"], "series": None}]
 
 
 def test_a_deal_and_a_turn(k):

@@ -1,0 +1,183 @@
+"""Time-limited series: creating them, adding matches, and their standings.
+
+Uxinjo's series rules (§6.x) as the project implements them: players total match
+points within the time limit; every foul costs a further −2 MP; after each match
+the seat markers pass to the left, so the next match's ``Or`` is the previous
+match's ``Su``; no match starts after the deadline, and a match running at the
+deadline ends with the deal in progress and is scored from its markers then.
+Other games score placement match points. Deadlines are judged by the events'
+recorded times, never by the clock of whoever reads them.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+import msgspec
+import sqlalchemy as sa
+
+from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch
+from kartludo.engine.base import BadCommand
+from kartludo.engine.registry import get_game
+from kartludo.events.series import SeriesCreated, SeriesMatchAdded
+from kartludo.store import EventStore
+
+SERIES_PREFIX = "series-"
+FOUL_MP = 2
+
+
+class Series(msgspec.Struct):
+    id: str
+    created: SeriesCreated
+    version: int
+    match_ids: list[str]
+
+    @property
+    def deadline_us(self) -> int:
+        return self.created.starts_at_us + self.created.minutes * 60_000_000
+
+    def seat_order(self, index: int) -> list[str]:
+        """Players in seat order for the series' ``index``-th match (0-based): the
+        markers pass left after each match, so each match starts one seat on."""
+        players = self.created.players
+        k = index % len(players)
+        return players[k:] + players[:k]
+
+
+def fmt_time(us: int) -> str:
+    return datetime.fromtimestamp(us / 1e6, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def parse_time(text: str) -> int:
+    """An ISO 8601 time (``2026-12-01T18:00Z``; no zone means UTC) as microseconds."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadCommand(f"not a time: {text!r} (use ISO 8601, e.g. 2026-12-01T18:00Z)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1_000_000)
+
+
+def create_series(
+    store: EventStore,
+    game_name: str,
+    players: Sequence[str],
+    minutes: int,
+    *,
+    starts_at_us: int | None = None,
+    actor: str = "",
+    series_id: str | None = None,
+) -> str:
+    from kartludo.app.matches import check_players
+
+    game = get_game(game_name)
+    players = list(players)
+    check_players(game, players)
+    if minutes < 1:
+        raise BadCommand("a series lasts at least 1 minute")
+    series_id = series_id or os.urandom(5).hex()
+    start = store.clock() if starts_at_us is None else starts_at_us
+    event = SeriesCreated(game=game.name, players=players, minutes=minutes, starts_at_us=start)
+    store.append(SERIES_PREFIX + series_id, [event], 0, actor=actor)
+    return series_id
+
+
+def resolve_series(store: EventStore, prefix: str) -> str:
+    prefix = prefix.removeprefix(SERIES_PREFIX)
+    found = [s.removeprefix(SERIES_PREFIX) for s in store.streams(SERIES_PREFIX + prefix)] if prefix else []
+    if prefix in found:
+        return prefix
+    if not found:
+        raise UnknownMatch(f"no series {prefix!r}")
+    if len(found) > 1:
+        raise AmbiguousMatch(f"series id {prefix!r} is ambiguous: {', '.join(found[:5])}")
+    return found[0]
+
+
+def load_series(store: EventStore, series_id: str) -> Series:
+    records = store.read_stream(SERIES_PREFIX + series_id)
+    if not records or not isinstance(records[0].event, SeriesCreated):
+        raise UnknownMatch(f"no series {series_id!r}")
+    matches = [r.event.match_id for r in records if isinstance(r.event, SeriesMatchAdded)]
+    return Series(series_id, records[0].event, records[-1].version, matches)
+
+
+def check_can_add(series: Series, game_name: str, players: list[str] | None, now_us: int) -> list[str]:
+    """The seat order for the series' next match, or why no match may start now."""
+    if game_name != series.created.game:
+        raise AppError(f"series {series.id} is a {series.created.game} series, not {game_name}")
+    if now_us >= series.deadline_us:
+        raise AppError(
+            f"series {series.id} ended at {fmt_time(series.deadline_us)}: no match starts after its deadline"
+        )
+    if now_us < series.created.starts_at_us:
+        raise AppError(f"series {series.id} starts at {fmt_time(series.created.starts_at_us)}")
+    expected = series.seat_order(len(series.match_ids))
+    if players is not None and players != expected:
+        if sorted(players) == sorted(expected):
+            raise AppError(
+                f"series {series.id}: the seat markers pass left, so this match seats {','.join(expected)}"
+            )
+        raise AppError(f"series {series.id} is played by {', '.join(series.created.players)}")
+    return expected
+
+
+class SeriesRow(msgspec.Struct):
+    player: str
+    matches: int = 0
+    finished: int = 0
+    match_points: int = 0
+    fouls: int = 0
+    foul_mp: int = 0
+    total: int = 0
+
+
+class SeriesReport(msgspec.Struct):
+    series: str
+    game: str
+    players: list[str]
+    minutes: int
+    starts_at: str
+    deadline: str
+    ended: bool
+    matches: list[dict[str, Any]]
+    standings: list[SeriesRow]
+
+
+def series_report(store: EventStore, series_id: str) -> SeriesReport:
+    """Series standings from the projections (brought up to date first).
+
+    ``ended`` compares the deadline with the newest recorded event time in the
+    database, so a replayed or imported series reads the same."""
+    from kartludo.projections import refresh
+    from kartludo.projections.schema import matches as pm, results as pr
+
+    refresh(store)
+    series = load_series(store, series_id)
+    uxinjo_mp = get_game(series.created.game).name == "uxinjo"
+    rows = {p: SeriesRow(p) for p in series.created.players}
+    listed = []
+    with store.engine.connect() as conn:
+        status = dict(conn.execute(sa.select(pm.c.match_id, pm.c.status).where(pm.c.series == series_id)).all())
+        result_rows = conn.execute(sa.select(pr).where(pr.c.series == series_id).order_by(pr.c.position)).all()
+        newest = conn.execute(sa.text("SELECT max(recorded_at_us) FROM events")).scalar() or 0
+    for r in result_rows:
+        row = rows.setdefault(r.player, SeriesRow(r.player))
+        row.matches += 1
+        row.finished += r.final
+        row.match_points += r.match_points if uxinjo_mp and r.match_points is not None else r.placement_points
+        row.fouls += r.fouls
+    for row in rows.values():
+        row.foul_mp = -FOUL_MP * row.fouls if uxinjo_mp else 0
+        row.total = row.match_points + row.foul_mp
+    for i, mid in enumerate(series.match_ids):
+        listed.append({"match": mid, "seats": series.seat_order(i), "status": status.get(mid, "in_progress")})
+    return SeriesReport(
+        series=series_id, game=series.created.game, players=series.created.players,
+        minutes=series.created.minutes, starts_at=fmt_time(series.created.starts_at_us),
+        deadline=fmt_time(series.deadline_us), ended=newest >= series.deadline_us, matches=listed,
+        standings=sorted(rows.values(), key=lambda r: (-r.total, r.player)),
+    )

@@ -1,0 +1,175 @@
+"""Following the global order into read models.
+
+Each projection reads the log after its own checkpoint and writes its rows and the
+new checkpoint in one transaction, so a crash never double counts: the next run
+resumes from the last committed checkpoint. Match events reach a projection with
+the match's state before and after them, folded through the game's engine.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, Iterable
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy import Table
+
+from kartludo.app.matches import MATCH_PREFIX, fold_records, step
+from kartludo.engine.base import Game
+from kartludo.events.match import MatchClosed, MatchCreated
+from kartludo.projections.schema import checkpoints
+from kartludo.store import EventStore, Recorded
+
+_json = msgspec.json.Encoder()
+
+
+def dumps(value: Any) -> str:
+    return _json.encode(value).decode()
+
+
+class MatchStep(msgspec.Struct):
+    """A match event in context: the game, the match's creation, and its state
+    before and after the event."""
+
+    match_id: str
+    game: Game[Any]
+    created: MatchCreated
+    before: Any
+    after: Any
+    #: closed by the pipeline (a series deadline), as of after the event
+    closed: bool = False
+
+
+class Projection(abc.ABC):
+    name: ClassVar[str]
+    tables: ClassVar[tuple[Table, ...]]
+    #: a short line for `kartludo projections status`
+    about: ClassVar[str] = ""
+
+    @abc.abstractmethod
+    def apply(self, conn: sa.Connection, rec: Recorded, step: MatchStep | None) -> None:
+        """Fold one event into the tables (``step`` is None outside match streams)."""
+
+
+class MatchFolder:
+    """Match states as the global order goes by; refolds a match from the store when
+    its cached state is not right before the event (a resumed or parallel run)."""
+
+    def __init__(self, store: EventStore, limit: int = 20_000) -> None:
+        self.store = store
+        self.limit = limit
+        self._states: dict[str, tuple[int, Game[Any], MatchCreated, Any, bool]] = {}
+
+    def step(self, rec: Recorded) -> MatchStep | None:
+        sid = rec.stream_id
+        if not sid.startswith(MATCH_PREFIX):
+            return None
+        match_id = sid[len(MATCH_PREFIX):]
+        if rec.version == 1:
+            created = rec.event
+            match = fold_records(match_id, [rec])
+            self._put(match_id, (1, match.game, created, match.state, False))
+            return MatchStep(match_id, match.game, created, None, match.state)
+        cached = self._states.get(match_id)
+        if cached is None or cached[0] != rec.version - 1:
+            match = fold_records(match_id, self.store.read_stream(sid, 1, rec.version - 1))
+            cached = (match.version, match.game, match.created, match.state, match.closed)
+        _, game, created, before, closed = cached
+        after = step(game, before, rec.event)
+        closed = closed or type(rec.event) is MatchClosed
+        self._put(match_id, (rec.version, game, created, after, closed))
+        return MatchStep(match_id, game, created, before, after, closed)
+
+    def _put(self, match_id: str, entry: tuple[int, Game[Any], MatchCreated, Any, bool]) -> None:
+        if len(self._states) >= self.limit:
+            self._states.clear()
+        self._states[match_id] = entry
+
+    def forget(self) -> None:
+        self._states.clear()
+
+
+_SELECT = (
+    "SELECT position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, "
+    "prev_hash, hash FROM events WHERE position > :p ORDER BY position LIMIT :n"
+)
+
+
+def checkpoint(conn: sa.Connection, name: str, *, lock: bool = False) -> int:
+    query = sa.select(checkpoints.c.position).where(checkpoints.c.name == name)
+    if lock and conn.dialect.name == "postgresql":
+        query = query.with_for_update()
+    value = conn.execute(query).scalar()
+    if value is None:
+        conn.execute(sa.insert(checkpoints).values(name=name, position=0))
+        if lock and conn.dialect.name == "postgresql":
+            conn.execute(query).scalar()
+        return 0
+    return int(value)
+
+
+def catch_up(
+    store: EventStore,
+    projection: Projection,
+    *,
+    batch: int = 2000,
+    max_batches: int | None = None,
+    folder: MatchFolder | None = None,
+) -> int:
+    """Apply every event after the projection's checkpoint; returns how many."""
+    folder = folder or MatchFolder(store)
+    applied = 0
+    batches = 0
+    while max_batches is None or batches < max_batches:
+        with store.engine.connect() as raw:
+            conn = raw.execution_options(kartludo_write=True)
+            with conn.begin():
+                position = checkpoint(conn, projection.name, lock=True)
+                rows = conn.execute(sa.text(_SELECT), {"p": position, "n": batch}).all()
+                if not rows:
+                    return applied
+                records = store.records_from_rows(rows)
+                try:
+                    for rec in records:
+                        projection.apply(conn, rec, folder.step(rec))
+                except BaseException:
+                    folder.forget()  # states may have run ahead of the rolled-back rows
+                    raise
+                conn.execute(
+                    sa.update(checkpoints)
+                    .where(checkpoints.c.name == projection.name)
+                    .values(position=records[-1].position)
+                )
+        applied += len(records)
+        batches += 1
+    return applied
+
+
+def reset(store: EventStore, projection: Projection) -> None:
+    """Empty the projection's tables and rewind its checkpoint, in one transaction."""
+    with store.engine.connect() as raw:
+        conn = raw.execution_options(kartludo_write=True)
+        with conn.begin():
+            checkpoint(conn, projection.name, lock=True)
+            for table in projection.tables:
+                conn.execute(sa.delete(table))
+            conn.execute(sa.update(checkpoints).where(checkpoints.c.name == projection.name).values(position=0))
+
+
+def status(store: EventStore, projections: Iterable[Projection]) -> list[tuple[str, int, int]]:
+    """(name, checkpoint, lag) per projection."""
+    head = store.head_position()
+    with store.engine.connect() as conn:
+        rows = dict(conn.execute(sa.select(checkpoints.c.name, checkpoints.c.position)).all())
+    return [(p.name, int(rows.get(p.name, 0)), head - int(rows.get(p.name, 0))) for p in projections]
+
+
+def dump(store: EventStore, projection: Projection) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the projection's tables, sorted (for rebuild comparisons)."""
+    out = {}
+    with store.engine.connect() as conn:
+        for table in projection.tables:
+            rows = conn.execute(sa.select(table)).all()
+            out[table.name] = sorted(tuple(r) for r in rows)
+    return out

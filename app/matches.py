@@ -282,7 +282,7 @@ class MatchService:
                 return self._original(match_id, original)
         match = self.load(match_id, refresh=False)
         for _attempt in range(self.max_retries):
-            if match.closed:
+            if match.closed and not raw:
                 raise AppError(f"match {match_id} was closed by its series deadline: it takes no more commands")
             cmd = command(match) if callable(command) and not isinstance(command, Command) else command
             try:

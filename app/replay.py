@@ -1,56 +1,178 @@
 """Replaying a deal step by step, purely by folding the stored events.
 
-A step is one stored event: the state after it, as a viewer may see it, and a
-one-line description. Game-neutral: a game brings only its renderer.
+A step is one stored event with the match's state before and after it. Game-neutral:
+the game brings its renderer and its one-line descriptions; the navigation (next,
+previous, next turn or trick, next ruling or settlement, jump) is the same for all.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import msgspec
 
 from kartludo.app.errors import AppError
 from kartludo.app.matches import Match, describe, fold_records, step
-from kartludo.engine.base import Viewer
-from kartludo.events.match import DealStarted, MatchCreated
+from kartludo.engine.base import ALL, Game, Viewer
+from kartludo.events.base import Event, to_builtins
+from kartludo.events.match import DealStarted, MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
 from kartludo.store import Recorded
+from kartludo.store.transfer import format_us
 
 
 class Step(msgspec.Struct):
-    """The match right after ``record`` (step ``index`` of the deal, 1-based)."""
+    """Step ``index`` (1-based) of a deal: ``record`` applied to ``before`` gives ``state``."""
 
     index: int
     record: Recorded
-    description: str
+    before: Any
     state: Any
+
+
+class Replay(msgspec.Struct):
+    match: Match
+    deal: int
+    deals: list[int]
+    steps: list[Step]
+
+    @property
+    def game(self) -> Game[Any]:
+        return self.match.game
+
+    def description(self, k: int, viewer: Viewer) -> str:
+        s = self.steps[k - 1]
+        return describe(self.game, s.before, s.record.event, viewer, self.match.players)
+
+    def render(self, k: int, viewer: Viewer) -> str:
+        return self.game.render(self.steps[k - 1].state, viewer)
+
+    def event_json(self, k: int, viewer: Viewer) -> dict[str, Any]:
+        rec = self.steps[k - 1].record
+        return {
+            "position": rec.position, "stream_id": rec.stream_id, "version": rec.version, "type": rec.type,
+            "schema_version": rec.schema_version, "recorded_at": format_us(rec.recorded_at_us),
+            "actor": rec.actor, "command_id": rec.command_id, "hash": rec.hash.hex(),
+            "payload": to_builtins(redact(self.game, rec.event, viewer)),
+        }
+
+
+def redact(game: Game[Any], event: Event, viewer: Viewer) -> Event:
+    if isinstance(event, (MatchClosed, RulingAppealed, RulingDecided, MatchCreated)):
+        return event
+    return game.redact(event, viewer)
 
 
 def deal_numbers(records: list[Recorded]) -> list[int]:
     return [r.event.deal for r in records if isinstance(r.event, DealStarted)]
 
 
-def steps(records: list[Recorded], deal: int, viewer: Viewer) -> Iterator[Step]:
-    """Every event of ``deal`` (from its DealStarted to the next one), folded in order."""
+def build(match_id: str, records: list[Recorded], deal: int | None = None) -> Replay:
+    """Every event of ``deal`` (default: the latest), from its DealStarted to the next."""
     if not records or not isinstance(records[0].event, MatchCreated):
-        raise AppError("not a match stream")
-    match: Match = fold_records("", records[:1])
+        raise AppError(f"match {match_id} has no MatchCreated event")
+    deals = deal_numbers(records)
+    if not deals:
+        raise AppError(f"match {match_id} has no deal yet")
+    deal = deals[-1] if deal is None else deal
+    if deal not in deals:
+        raise AppError(f"match {match_id} has no deal {deal} (deals: {', '.join(map(str, deals))})")
+    match = fold_records(match_id, records[:1])
     game, state = match.game, match.state
-    index = 0
-    in_deal = False
+    steps: list[Step] = []
+    current = None
     for rec in records[1:]:
         event = rec.event
         if isinstance(event, DealStarted):
-            if in_deal:
-                return
-            in_deal = event.deal == deal
-        if in_deal:
-            index += 1
-            description = describe(game, state, event, viewer, match.players)
-            state = step(game, state, event)
-            yield Step(index, rec, description, state)
+            current = event.deal
+        after = step(game, state, event)
+        if current == deal:
+            steps.append(Step(len(steps) + 1, rec, state, after))
+        elif current is not None and current > deal:
+            break
+        state = after
+    return Replay(match, deal, deals, steps)
+
+
+class Navigator:
+    """Where an interactive replay stands, and how each key moves it."""
+
+    def __init__(self, replay: Replay, viewer: Viewer = ALL, start: int = 1) -> None:
+        self.replay = replay
+        self.count = len(replay.steps)
+        self.k = min(max(start, 1), self.count)
+        self.viewer = viewer
+        self.seats = len(replay.match.players)
+
+    def _record(self, k: int) -> Recorded:
+        return self.replay.steps[k - 1].record
+
+    def next(self) -> None:
+        self.k = min(self.k + 1, self.count)
+
+    def prev(self) -> None:
+        self.k = max(self.k - 1, 1)
+
+    def first(self) -> None:
+        self.k = 1
+
+    def last(self) -> None:
+        self.k = self.count
+
+    def jump(self, k: int) -> None:
+        self.k = min(max(k, 1), self.count)
+
+    def next_turn(self) -> None:
+        """To the next event by another actor than now (a new turn, or a trick's end)."""
+        actor = self._record(self.k).actor
+        k = self.k + 1
+        while k < self.count and self._record(k).actor == actor:
+            k += 1
+        self.k = min(k, self.count)
+
+    def prev_turn(self) -> None:
+        k = self.k - 1
+        if k < 1:
+            return
+        actor = self._record(k).actor
+        while k > 1 and self._record(k - 1).actor == actor:
+            k -= 1
+        self.k = k
+
+    def next_ruling(self) -> bool:
+        """To the next ruling or settlement (an event the engine decided)."""
+        for k in range(self.k + 1, self.count + 1):
+            event = self._record(k).event
+            if isinstance(event, Ruling) or (type(event).derived and not isinstance(event, MatchClosed)):
+                self.k = k
+                return True
+        return False
+
+    def prev_ruling(self) -> bool:
+        for k in range(self.k - 1, 0, -1):
+            if type(self._record(k).event).derived:
+                self.k = k
+                return True
+        return False
+
+    def toggle_view(self) -> None:
+        """All hands -> seat 0 -> seat 1 -> … -> all hands."""
+        if self.viewer == ALL:
+            self.viewer = 0
+        elif self.viewer is not None and self.viewer + 1 < self.seats:
+            self.viewer += 1
         else:
-            state = step(game, state, event)
-    if not in_deal and index == 0:
-        known = deal_numbers(records)
-        raise AppError(f"no deal {deal} in this match (deals: {', '.join(map(str, known)) or 'none yet'})")
+            self.viewer = ALL
+
+    def viewer_name(self) -> str:
+        if self.viewer == ALL:
+            return "all hands"
+        if self.viewer is None:
+            return "public"
+        return f"{self.replay.match.players[self.viewer]}'s view"
+
+    def screen(self) -> str:
+        rec = self._record(self.k)
+        head = (f"{self.replay.game.title} · match {self.replay.match.id} · deal {self.replay.deal} · "
+                f"step {self.k}/{self.count} · #{rec.position} · {self.viewer_name()}")
+        return "\n".join([head, f"» {self.replay.description(self.k, self.viewer)}", "",
+                          self.replay.render(self.k, self.viewer)])

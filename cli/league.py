@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from kartludo.cli.context import Env, echo_json, pass_env
+from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 
 
 def _table(headers: list[str], rows: list[list[Any]], title: str | None = None) -> None:
@@ -185,7 +185,7 @@ def projections_rebuild(env: Env, name: str | None) -> None:
     try:
         chosen = [get_projection(name)] if name else all_projections()
     except LookupError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandError(str(exc)) from None
     folder = MatchFolder(env.store)
     for projection in chosen:
         reset(env.store, projection)

@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "standings": ("kartludo.cli.league", "standings", "League standings with ratings, per game or across games."),
     "series": ("kartludo.cli.league", "series", "Time-limited series: create, show."),
     "projections": ("kartludo.cli.league", "projections", "Read models: status and rebuild."),
+    "replay": ("kartludo.cli.replay", "replay", "Replay a deal step by step (interactive on a terminal)."),
+    "audit": ("kartludo.cli.audit", "audit", "Penalty rulings: list, show, appeal, decide, recheck."),
     "verify": ("kartludo.cli.integrity", "verify", "Check every stream's hash chain and re-fold every match."),
     "events": ("kartludo.cli.transfer", "events", "Export or import the event log as JSON Lines."),
 }

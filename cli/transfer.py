@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from kartludo.cli.context import Env, pass_env
+from kartludo.cli.context import CommandError, Env, pass_env
 
 
 @click.group()
@@ -40,7 +40,7 @@ def export_cmd(env: Env, stream: str | None, output: str | None) -> None:
     else:
         n = export_events(env.store, sys.stdout.buffer, stream)
     if stream and n == 0:
-        raise click.ClickException(f"no stream {stream!r} in {env.store.url}")
+        raise CommandError(f"no stream {stream!r} in {env.store.url}")
 
 
 @events.command("import")

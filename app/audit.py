@@ -1,0 +1,283 @@
+"""The audit trail of penalty rulings: listing, showing, appeals, TD decisions,
+and re-checking recorded rulings against today's engine.
+
+Appeals and decisions are new events in the match stream (``RulingAppealed``,
+``RulingDecided``); an overturn is undone by the engine's fold and reaches every
+projection through that event, never by editing what was recorded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import sqlalchemy as sa
+
+from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch
+from kartludo.app.matches import MATCH_PREFIX, MatchService, describe, fold_records, step, stream_of
+from kartludo.engine.base import ALL
+from kartludo.engine.registry import get_game
+from kartludo.events.match import MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
+from kartludo.store import EventStore, Recorded
+from kartludo.store.transfer import format_us
+
+FOUL_MP = 2
+
+
+class AuditRecord(msgspec.Struct):
+    id: str
+    match: str
+    ruling_id: str
+    game: str
+    deal: int
+    position: int
+    version: int
+    player: str
+    seat: int
+    type: str
+    rule: str
+    facts: dict[str, Any]
+    effect: dict[str, Any]
+    status: str
+    series: str | None
+    series_effect: str | None
+    lifted_position: int | None
+    recorded_at: str
+    history: list[dict[str, Any]] = []
+
+
+def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
+    from kartludo.projections import refresh
+    from kartludo.projections.schema import ruling_history, rulings
+
+    refresh(store)
+    query = sa.select(rulings).order_by(rulings.c.position)
+    if where is not None:
+        query = query.where(where)
+    decode = msgspec.json.decode
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).all()
+        history: dict[str, list[dict[str, Any]]] = {}
+        if rows:
+            for h in conn.execute(sa.select(ruling_history).where(
+                    ruling_history.c.audit_id.in_([r.audit_id for r in rows])).order_by(ruling_history.c.seq)):
+                history.setdefault(h.audit_id, []).append(
+                    {"kind": h.kind, "by": h.by, "reason": h.reason, "position": h.position,
+                     "at": format_us(h.recorded_at_us)})
+    out = []
+    for r in rows:
+        series_effect = None
+        if r.series and r.game == "uxinjo":
+            series_effect = f"-{FOUL_MP} MP in series {r.series}" + (" (lifted by overturn)"
+                                                                       if r.status == "overturned" else "")
+        out.append(AuditRecord(
+            id=r.audit_id, match=r.match_id, ruling_id=r.ruling_id, game=r.game, deal=r.deal, position=r.position, version=r.version,
+            player=r.player, seat=r.seat, type=r.type, rule=r.rule, facts=decode(r.facts), effect=decode(r.effect),
+            status=r.status, series=r.series, series_effect=series_effect, lifted_position=r.lifted_position,
+            recorded_at=format_us(r.recorded_at_us), history=history.get(r.audit_id, []),
+        ))
+    return out
+
+
+def list_rulings(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
+    from kartludo.projections.schema import rulings
+
+    conditions = []
+    if match:
+        conditions.append(rulings.c.match_id == MatchService(store).resolve(match))
+    if player:
+        conditions.append(rulings.c.player == player)
+    return _records(store, sa.and_(*conditions) if conditions else None)
+
+
+def resolve_ruling(store: EventStore, text: str) -> AuditRecord:
+    """A ruling by its audit id (``MATCH/RULING``), where each part may be a unique
+    prefix (``3f9c/uxinjo-d2``), or by a unique prefix of the whole id."""
+    from kartludo.projections.schema import rulings
+
+    text = text.removeprefix(MATCH_PREFIX)
+    match_part, sep, ruling_part = text.partition("/")
+    if sep and match_part:
+        try:
+            match_id = MatchService(store).resolve(match_part)
+        except UnknownMatch:
+            raise UnknownMatch(f"no ruling {text!r}: no match {match_part!r}") from None
+        text = f"{match_id}/{ruling_part}"
+    found = _records(store, rulings.c.audit_id.startswith(text, autoescape=True)) if text else []
+    exact = [r for r in found if r.id == text]
+    if exact:
+        return exact[0]
+    if not found:
+        raise UnknownMatch(f"no ruling {text!r} (see `kartludo audit list`)")
+    if len(found) > 1:
+        raise AmbiguousMatch(f"ruling id {text!r} is ambiguous: {', '.join(r.id for r in found[:5])}")
+    return found[0]
+
+
+class RulingContext(msgspec.Struct):
+    record: AuditRecord
+    hash: str
+    before: list[str]
+    after: list[str]
+    table_all: str
+    table_seat: str
+
+
+def ruling_context(store: EventStore, record: AuditRecord, around: int = 3) -> RulingContext:
+    """The state the ruling was made in (all hands, and the seat's own view), the
+    events just before and after it, and its stored hash."""
+    records = store.read_stream(stream_of(record.match))
+    match = fold_records(record.match, records[:1])
+    game, state = match.game, match.state
+    lines: list[tuple[int, str]] = []
+    ruled: Recorded | None = None
+    state_at = state
+    for rec in records[1:]:
+        lines.append((rec.version, f"#{rec.position} v{rec.version} " + describe(game, state, rec.event, ALL,
+                                                                                    match.players)))
+        if rec.version == record.version:
+            ruled, state_at = rec, state
+        state = step(game, state, rec.event)
+    if ruled is None:
+        raise AppError(f"ruling {record.id} is not at version {record.version} of its match")
+    before = [text for v, text in lines if record.version - around <= v < record.version]
+    after = [text for v, text in lines if record.version <= v <= record.version + around]
+    return RulingContext(record, ruled.hash.hex(), before, after, game.render(state_at, ALL),
+                         game.render(state_at, record.seat))
+
+
+def _append(store: EventStore, record: AuditRecord, make: Any, actor: str) -> None:
+    svc = MatchService(store)
+
+    def events(m: Any) -> list[Any]:
+        return make(store.read_stream(stream_of(record.match)))
+
+    svc.execute(record.match, events, actor=actor, raw=True)
+
+
+def _disputes(records: list[Recorded], ruling_id: str) -> tuple[list[RulingAppealed], list[RulingDecided]]:
+    appeals = [r.event for r in records if isinstance(r.event, RulingAppealed) and r.event.ruling_id == ruling_id]
+    decisions = [r.event for r in records if isinstance(r.event, RulingDecided) and r.event.ruling_id == ruling_id]
+    return appeals, decisions
+
+
+def appeal(store: EventStore, ruling: str, by: str, reason: str) -> AuditRecord:
+    record = resolve_ruling(store, ruling)
+    if not reason.strip():
+        raise AppError("an appeal needs a reason")
+    match = MatchService(store).load(record.match)
+    match.seat_of(by)  # only a player of the match may appeal
+
+    def make(records: list[Recorded]) -> list[Any]:
+        appeals, decisions = _disputes(records, record.ruling_id)
+        if decisions:
+            raise AppError(f"ruling {record.id} was already decided ({decisions[-1].decision}) "
+                           f"by {decisions[-1].by}")
+        if appeals:
+            raise AppError(f"ruling {record.id} is already under appeal (by {appeals[-1].by})")
+        return [RulingAppealed(ruling_id=record.ruling_id, by=by, reason=reason)]
+
+    _append(store, record, make, by)
+    return resolve_ruling(store, record.id)
+
+
+def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str) -> AuditRecord:
+    record = resolve_ruling(store, ruling)
+    if decision not in ("uphold", "overturn"):
+        raise AppError("decide with --uphold or --overturn")
+    if not reason.strip() or not by.strip():
+        raise AppError("a decision needs the TD's name (--by) and a reason")
+
+    def make(records: list[Recorded]) -> list[Any]:
+        appeals, decisions = _disputes(records, record.ruling_id)
+        if decisions:
+            raise AppError(f"the appeal of ruling {record.id} was already decided ({decisions[-1].decision}) "
+                           f"by {decisions[-1].by}")
+        if not appeals:
+            raise AppError(f"ruling {record.id} has no appeal to decide (`kartludo audit appeal` first)")
+        return [RulingDecided(ruling_id=record.ruling_id, by=by, decision=decision, reason=reason)]
+
+    _append(store, record, make, by)
+    return resolve_ruling(store, record.id)
+
+
+class Difference(msgspec.Struct):
+    """A recorded engine decision that today's engine would make differently:
+    ``fields`` maps each differing field to [recorded, engine]."""
+
+    match: str
+    position: int
+    version: int
+    recorded: str
+    engine: str
+    fields: dict[str, list[Any]] = {}
+
+    def __str__(self) -> str:
+        head = f"match {self.match} v{self.version} (#{self.position}): "
+        if self.fields:
+            parts = [f"{k}: recorded {_clip(a)} / engine {_clip(b)}" for k, (a, b) in self.fields.items()]
+            return head + f"{self.recorded} differs — " + "; ".join(parts)
+        return head + f"recorded {self.recorded}, today's engine makes {self.engine}"
+
+
+def _clip(value: Any, width: int = 70) -> str:
+    text = msgspec.json.encode(value).decode()
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _short(event: Any) -> str:
+    return "nothing" if event is None else type(event).__struct_config__.tag
+
+
+def _difference(match_id: str, rec: Recorded, made: Any) -> Difference:
+    diff = Difference(match_id, rec.position, rec.version, _short(rec.event), _short(made))
+    if made is not None and type(made) is type(rec.event):
+        a, b = msgspec.to_builtins(rec.event), msgspec.to_builtins(made)
+        diff.fields = {k: [a.get(k), b.get(k)] for k in {**a, **b} if a.get(k) != b.get(k)}
+    return diff
+
+
+def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Difference], list[str]]:
+    """Re-fold a match's action events through today's engine (with the options
+    recorded at creation) and compare every ruling and settlement it makes with
+    what was recorded. Returns the differences and notes (e.g. another ruleset)."""
+    created = records[0].event
+    if not isinstance(created, MatchCreated):
+        raise AppError(f"match {match_id} does not start with MatchCreated")
+    game = get_game(created.game)
+    notes = []
+    if created.ruleset != game.ruleset:
+        notes.append(f"match {match_id} was recorded under {created.ruleset}; today's engine is {game.ruleset}")
+    state = game.start(created)
+    diffs = []
+    for rec in records[1:]:
+        event = rec.event
+        if type(event) is MatchClosed:
+            continue
+        expected = game.automatic(state)
+        if type(event).derived:
+            made = expected[0] if expected else None
+            if made != event:
+                diffs.append(_difference(match_id, rec, made))
+        elif expected:
+            diffs.append(Difference(match_id, rec.position, rec.version, f"no decision before {rec.type}",
+                                    _short(expected[0])))
+        state = game.evolve(state, event)  # the recorded history goes on, whatever today's engine says
+    pending = game.automatic(state)
+    if pending:
+        last = records[-1]
+        diffs.append(Difference(match_id, last.position, last.version, "nothing after the last event",
+                                _short(pending[0])))
+    return diffs, notes
+
+
+def recheck(store: EventStore, match: str | None = None) -> tuple[int, list[Difference], list[str]]:
+    svc = MatchService(store)
+    ids = [svc.resolve(match)] if match else [s[len(MATCH_PREFIX):] for s in store.streams(MATCH_PREFIX)]
+    diffs: list[Difference] = []
+    notes: list[str] = []
+    for match_id in ids:
+        d, n = recheck_match(store.read_stream(stream_of(match_id)), match_id)
+        diffs.extend(d)
+        notes.extend(n)
+    return len(ids), diffs, notes

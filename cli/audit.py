@@ -1,0 +1,167 @@
+"""``kartludo audit``: the penalty audit trail, appeals and TD decisions."""
+
+from __future__ import annotations
+
+import click
+
+from kartludo.cli.context import Env, echo_json, pass_env
+
+
+def _record_lines(r) -> list[str]:
+    lines = [
+        f"ruling {r.id}  ({r.status})",
+        f"  match {r.match} · {r.game} · deal {r.deal} · event #{r.position} (v{r.version}) · {r.recorded_at}",
+        f"  player {r.player} (seat {r.seat}) · {r.type}",
+        f"  rule: {r.rule}",
+        "  facts: " + ", ".join(f"{k}={v}" for k, v in r.facts.items()),
+        "  effect: " + ", ".join(f"{k}={v}" for k, v in r.effect.items()),
+    ]
+    if r.series_effect:
+        lines.append(f"  series: {r.series_effect}")
+    if r.lifted_position:
+        lines.append(f"  lifted at event #{r.lifted_position}")
+    return lines
+
+
+@click.group()
+def audit() -> None:
+    """The audit trail of penalty rulings: list, show, appeal, decide, recheck.
+
+    \b
+    Example:
+        kartludo audit list --player bob
+        kartludo audit appeal 3f9c/uxinjo-d2-Su --by bob --reason "the split scores 3"
+        kartludo audit decide 3f9c/uxinjo-d2-Su --by td-mia --overturn --reason "miscounted"
+    """
+
+
+@audit.command("list")
+@click.option("--match", "match_id", help="Only this match (any unique id prefix).")
+@click.option("--player", help="Only rulings on this player.")
+@click.option("--json", "as_json", is_flag=True)
+@pass_env
+def list_cmd(env: Env, match_id: str | None, player: str | None, as_json: bool) -> None:
+    """Every recorded ruling with its facts, effect and status.
+
+    \b
+    Example:
+        kartludo audit list --match 3f9c
+    """
+    from kartludo.app.audit import list_rulings
+
+    records = list_rulings(env.store, match_id, player)
+    if as_json:
+        echo_json(records)
+        return
+    if not records:
+        click.echo("no rulings")
+    for r in records:
+        points = r.facts.get("points"), r.facts.get("needed")
+        judged = f" · {points[0]} < {points[1]} needed" if None not in points else ""
+        click.echo(f"{r.id:<32} {r.status:<10} deal {r.deal:<3} {r.player:<8} {r.rule[:60]}{judged}")
+
+
+@audit.command("show")
+@click.argument("ruling")
+@click.option("--json", "as_json", is_flag=True)
+@pass_env
+def show(env: Env, ruling: str, as_json: bool) -> None:
+    """One ruling: its facts, the state it was made in (all hands and the seat's own
+    view), the events around it, the ruled event's hash and the dispute history.
+
+    \b
+    Example:
+        kartludo audit show 3f9c/uxinjo-d2-Su
+    """
+    from kartludo.app.audit import resolve_ruling, ruling_context
+
+    ctx = ruling_context(env.store, resolve_ruling(env.store, ruling))
+    if as_json:
+        echo_json(ctx)
+        return
+    for line in _record_lines(ctx.record):
+        click.echo(line)
+    click.echo(f"  hash of the ruled event: {ctx.hash}  (check with `kartludo verify`)")
+    click.echo("history:")
+    for h in ctx.record.history:
+        click.echo(f"  {h['at']}  {h['kind']:<10} by {h['by']}: {h['reason']}  (#{h['position']})")
+    click.echo("events before:")
+    for line in ctx.before:
+        click.echo(f"  {line}")
+    click.echo("the ruling and after:")
+    for line in ctx.after:
+        click.echo(f"  {line}")
+    click.echo("state when ruled (all hands):")
+    click.echo(ctx.table_all)
+    click.echo(f"state when ruled ({ctx.record.player}'s own view):")
+    click.echo(ctx.table_seat)
+
+
+@audit.command()
+@click.argument("ruling")
+@click.option("--by", required=True, help="The appealing player.")
+@click.option("--reason", required=True)
+@pass_env
+def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
+    """Appeal RULING (a player of its match); a TD then decides it.
+
+    \b
+    Example:
+        kartludo audit appeal 3f9c/uxinjo-d2-Su --by bob --reason "I had two trios"
+    """
+    from kartludo.app.audit import appeal as run
+
+    record = run(env.store, ruling, by, reason)
+    click.echo(f"ruling {record.id}: appealed by {by}")
+
+
+@audit.command()
+@click.argument("ruling")
+@click.option("--by", required=True, help="The tournament director deciding.")
+@click.option("--uphold", "decision", flag_value="uphold", help="The ruling stands.")
+@click.option("--overturn", "decision", flag_value="overturn", help="Undo the ruling's effects from here on.")
+@click.option("--reason", required=True)
+@pass_env
+def decide(env: Env, ruling: str, by: str, decision: str | None, reason: str) -> None:
+    """Decide the appeal of RULING: --uphold or --overturn (appends a decision event;
+    an overturn restores the penalty count and every voided transfer in the match
+    and in every projection).
+
+    \b
+    Example:
+        kartludo audit decide 3f9c/uxinjo-d2-Su --by td-mia --overturn --reason "miscounted"
+    """
+    from kartludo.app.audit import decide as run
+
+    if decision is None:
+        raise click.UsageError("choose --uphold or --overturn")
+    record = run(env.store, ruling, by, decision, reason)
+    click.echo(f"ruling {record.id}: {record.status} by {by}")
+
+
+@audit.command()
+@click.argument("match_id", metavar="[MATCH]", required=False)
+@click.option("--json", "as_json", is_flag=True)
+@pass_env
+def recheck(env: Env, match_id: str | None, as_json: bool) -> None:
+    """Re-fold each match's actions through today's engine (with the options the
+    match recorded) and report every ruling or settlement it would not make
+    identically; exits 1 if any differ.
+
+    \b
+    Example:
+        kartludo audit recheck
+    """
+    from kartludo.app.audit import recheck as run
+
+    count, diffs, notes = run(env.store, match_id)
+    if as_json:
+        echo_json({"matches": count, "differences": diffs, "notes": notes})
+    else:
+        for note in notes:
+            click.echo(f"note: {note}")
+        for d in diffs:
+            click.echo(f"DIFFERS {d}")
+        click.echo(f"{count} matches rechecked, {len(diffs)} differences")
+    if diffs:
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,89 @@
+"""``kartludo replay``: a deal, step by step."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kartludo.cli.context import CommandError, Env, echo_json, pass_env
+
+HELP = ("keys: n/→/space next · p/← back · t/T next/prev turn or trick · r/R next/prev ruling or settlement · "
+        "g first · G last · j jump · v all hands/each seat · q quit")
+
+
+@click.command()
+@click.argument("match_id", metavar="MATCH")
+@click.option("--deal", type=click.IntRange(min=1), help="Which deal (default: the latest).")
+@click.option("--to", "to", type=click.IntRange(min=1), help="Show only step K.")
+@click.option("--as", "player", help="Show only what PLAYER could see at each step.")
+@click.option("--json", "as_json", is_flag=True, help="Every step (or step K) as JSON: event and state view.")
+@click.option("--interactive/--no-interactive", default=None,
+              help="Step with keys (default: on a terminal, unless --to or --json).")
+@pass_env
+def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: str | None, as_json: bool,
+           interactive: bool | None) -> None:
+    """Replay a deal of MATCH by folding its stored events, one event per step.
+
+    On a terminal it is interactive (next, back, next turn or trick, next ruling,
+    jump, toggle all hands / one seat, quit); otherwise it prints every step, or
+    only step K with --to, and exits.
+
+    \b
+    Example:
+        kartludo replay 3f9c --deal 2 --as bob
+        kartludo replay 3f9c --deal 2 --to 14 --json
+    """
+    from kartludo.app.matches import MatchService
+    from kartludo.app.replay import Navigator, build
+    from kartludo.engine.base import ALL
+
+    svc = MatchService(env.store)
+    mid = svc.resolve(match_id)
+    rep = build(mid, svc.records(mid), deal)
+    viewer = ALL if player is None else rep.match.seat_of(player)
+    count = len(rep.steps)
+    if to is not None and to > count:
+        raise CommandError(f"deal {rep.deal} has {count} steps, not {to}")
+    wanted = [to] if to else list(range(1, count + 1))
+    if as_json:
+        out = []
+        for k in wanted:
+            m = rep.match
+            view = svc.state_json(type(m)(m.id, m.game, m.created, rep.steps[k - 1].state, rep.steps[k - 1].record.version),
+                                  viewer)
+            out.append({"step": k, "of": count, "description": rep.description(k, viewer),
+                        "event": rep.event_json(k, viewer), "state": view})
+        echo_json(out[0] if to else out)
+        return
+    if interactive is None:
+        interactive = sys.stdin.isatty() and sys.stdout.isatty() and to is None
+    if not interactive:
+        for k in wanted:
+            nav = Navigator(rep, viewer, k)
+            click.echo(nav.screen())
+            click.echo("")
+        return
+    _interactive(Navigator(rep, viewer))
+
+
+def _interactive(nav) -> None:
+    keys = {
+        "n": nav.next, " ": nav.next, "\r": nav.next, "\x1b[C": nav.next, "l": nav.next,
+        "p": nav.prev, "b": nav.prev, "\x1b[D": nav.prev, "h": nav.prev,
+        "t": nav.next_turn, "\x1b[B": nav.next_turn, "]": nav.next_turn,
+        "T": nav.prev_turn, "\x1b[A": nav.prev_turn, "[": nav.prev_turn,
+        "r": nav.next_ruling, "R": nav.prev_ruling, "g": nav.first, "G": nav.last, "v": nav.toggle_view,
+    }
+    while True:
+        click.clear()
+        click.echo(nav.screen())
+        click.echo("")
+        click.echo(HELP)
+        key = click.getchar()
+        if key in ("q", "\x1b", "\x03"):
+            return
+        if key == "j":
+            nav.jump(click.prompt("jump to step", type=int, default=nav.k))
+        elif key in keys:
+            keys[key]()

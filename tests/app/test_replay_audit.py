@@ -1,0 +1,186 @@
+"""Replay and the audit trail through the CLI (CliRunner), on every backend."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+
+from kartludo.app.matches import MatchService, fold_records, stream_of
+from kartludo.app.replay import Navigator, build
+from kartludo.cli.main import cli
+from kartludo.engine.base import ALL
+from kartludo.projections import all_projections
+from kartludo.projections.runner import dump
+
+from scenarios import foul_then_void_win
+
+AUDIT_ID = "/uxinjo-d1-Or"
+
+
+@pytest.fixture
+def k(store, db_url):
+    runner = CliRunner()
+
+    def run(*args, code=0):
+        result = runner.invoke(cli, ["--db", db_url, *args])
+        assert result.exit_code == code, (args, result.output, result.exception)
+        assert "Traceback" not in result.output
+        return result.output
+
+    return run
+
+
+@pytest.fixture
+def fouled(store):
+    return foul_then_void_win(MatchService(store))
+
+
+def test_replay_has_one_step_per_event_of_the_deal(k, store, fouled):
+    records = store.read_stream(stream_of(fouled))
+    deal2 = [r for r in records if r.version >= next(r.version for r in records if getattr(r.event, "deal", 0) == 2
+                                                     and r.type == "match.deal-started")]
+    steps = json.loads(k("replay", fouled, "--deal", "2", "--json"))
+    assert len(steps) == len(deal2) and [s["event"]["version"] for s in steps] == [r.version for r in deal2]
+    text = k("replay", fouled, "--deal", "2")
+    assert text.count("step ") == len(deal2) and "Or draws R4" in text
+    assert "unknown" not in k("replay", fouled[:5], "--deal", "1", "--to", "1")
+
+
+def test_replay_to_k_equals_the_live_fold(k, store, fouled):
+    records = store.read_stream(stream_of(fouled))
+    svc = MatchService(store)
+    deal_start = next(r.version for r in records if r.type == "match.deal-started")
+    for step in (1, 3, 5):
+        shown = json.loads(k("replay", fouled, "--deal", "1", "--to", str(step), "--json"))
+        live = fold_records(fouled, records[: deal_start + step - 1])
+        expected = json.loads(json.dumps(svc.state_json(live, ALL)))
+        assert shown["state"] == expected
+        assert shown["step"] == step and shown["event"]["version"] == deal_start + step - 1
+
+
+def test_a_seat_view_never_shows_another_seats_hand_while_the_deal_runs(k, fouled):
+    steps = json.loads(k("replay", fouled, "--deal", "2", "--as", "bob", "--json"))
+    for s in steps:
+        assert set(s["state"]["hands"]) <= {"bob"}
+        payload = json.dumps(s["event"]["payload"])
+        if s["event"]["type"] == "match.deal-started":
+            others = [c for c in s["event"]["payload"]["deck"] if c != "??"]
+            assert len(others) <= 6  # bob's five and the revealed card
+        if s["event"]["type"] == "uxinjo.drew" and s["event"]["payload"]["seat"] != 1:
+            assert '"card": "??"' in payload
+
+
+def test_replay_refuses_a_missing_deal_and_step(k, fouled):
+    assert "no deal 7" in k("replay", fouled, "--deal", "7", code=1)
+    assert "deal 1 has 5 steps, not 99" in k("replay", fouled, "--deal", "1", "--to", "99", code=1)
+
+
+def test_navigator_keys(store, fouled):
+    svc = MatchService(store)
+    rep = build(fouled, svc.records(fouled), 1)
+    nav = Navigator(rep)
+    assert nav.k == 1 and nav.viewer == ALL
+    nav.next_turn()
+    assert rep.steps[nav.k - 1].record.actor != rep.steps[0].record.actor
+    assert nav.next_ruling() and rep.steps[nav.k - 1].record.type == "uxinjo.foul"
+    nav.prev()
+    assert rep.steps[nav.k - 1].record.type == "uxinjo.munt"
+    nav.jump(100)
+    assert nav.k == nav.count
+    nav.first()
+    nav.toggle_view()
+    assert nav.viewer == 0 and "ann's view" in nav.screen()
+    for _ in range(3):
+        nav.toggle_view()
+    assert nav.viewer == ALL
+
+
+def test_audit_record_of_a_foul_has_every_field(k, fouled):
+    records = json.loads(k("audit", "list", "--json"))
+    assert len(records) == 1
+    r = records[0]
+    assert r["id"] == fouled + AUDIT_ID and r["match"] == fouled and r["deal"] == 1 and r["player"] == "ann"
+    assert r["position"] > 0 and "§2.3" in r["rule"] and r["status"] == "standing"
+    assert r["facts"]["cards"] == ["R1", "R3", "R5", "G2", "G6", "G9"] and r["facts"]["needed"] == 2
+    assert "split" in r["facts"] and "points" in r["facts"]
+    assert (r["effect"]["penalties_before"], r["effect"]["penalties_after"]) == (0, 1)
+    assert r["lifted_position"] is not None  # deal 2's valid munt lifted it
+    assert [h["kind"] for h in r["history"]] == ["ruled", "lifted"]
+    assert json.loads(k("audit", "list", "--player", "bob", "--json")) == []
+    assert len(json.loads(k("audit", "list", "--match", fouled[:4], "--json"))) == 1
+
+
+def test_audit_show_prints_state_hash_and_neighbours(k, store, fouled):
+    out = k("audit", "show", fouled[:6] + AUDIT_ID)
+    ruled = next(r for r in store.read_stream(stream_of(fouled)) if r.type == "uxinjo.foul")
+    assert ruled.hash.hex() in out
+    assert "Or declares munt" in out and "state when ruled (all hands)" in out and "ann's own view" in out
+    assert "R1 R3 R5 G2 G6 G9" in out
+
+
+def test_appeal_then_overturn_updates_the_match_and_the_projections(k, store, fouled):
+    svc = MatchService(store)
+    assert svc.state_json(svc.load(fouled), None)["markers"]["ann"] == {"bob": 0, "cy": 0}
+    standings_before = json.loads(k("standings", "--format", "json"))
+    assert "appealed by ann" in k("audit", "appeal", fouled + AUDIT_ID, "--by", "ann", "--reason", "valid hand")
+    k("audit", "decide", fouled + AUDIT_ID, "--by", "td-mia", "--overturn", "--reason", "miscounted")
+    state = svc.state_json(svc.load(fouled), None)
+    assert state["markers"]["ann"] == {"bob": 2, "cy": 2} and state["penalties"]["ann"] == 0
+    record = json.loads(k("audit", "list", "--json"))[0]
+    assert record["status"] == "overturned"
+    assert [h["kind"] for h in record["history"]] == ["ruled", "lifted", "appealed", "overturned"]
+    assert "td-mia" in k("audit", "show", fouled + AUDIT_ID)
+    # the results projection follows the decision event
+    with store.engine.connect() as conn:
+        fouls = dict(conn.execute(sa.text("SELECT player, fouls FROM proj_results WHERE match_id = :m"),
+                                  {"m": fouled}).all())
+    assert fouls["ann"] == 0
+    incremental = {p.name: dump(store, p) for p in all_projections()}
+    k("projections", "rebuild")
+    assert {p.name: dump(store, p) for p in all_projections()} == incremental
+    assert standings_before == json.loads(k("standings", "--format", "json"))  # the match is not finished
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["audit", "show", "nosuch"], "no ruling 'nosuch'"),
+        (["audit", "appeal", "nosuch", "--by", "ann", "--reason", "x"], "no ruling"),
+        (["audit", "decide", "FOUL", "--by", "td", "--uphold", "--reason", "x"], "has no appeal to decide"),
+        (["audit", "appeal", "FOUL", "--by", "zed", "--reason", "x"], "'zed' does not play"),
+        (["audit", "decide", "FOUL", "--by", "td", "--reason", "x"], "choose --uphold or --overturn"),
+    ],
+)
+def test_audit_bad_input_writes_nothing(k, store, fouled, args, message):
+    before = store.head_position()
+    args = [a.replace("FOUL", fouled + AUDIT_ID) for a in args]
+    out = k(*args, code=2 if "choose" in message else 1)
+    assert message in out
+    assert store.head_position() == before
+
+
+def test_deciding_twice_is_refused(k, store, fouled):
+    k("audit", "appeal", fouled + AUDIT_ID, "--by", "ann", "--reason", "r")
+    k("audit", "decide", fouled + AUDIT_ID, "--by", "td", "--uphold", "--reason", "stands")
+    before = store.head_position()
+    assert "already decided (uphold)" in k("audit", "decide", fouled + AUDIT_ID, "--by", "td", "--overturn",
+                                            "--reason", "changed my mind", code=1)
+    assert "already decided" in k("audit", "appeal", fouled + AUDIT_ID, "--by", "ann", "--reason", "again", code=1)
+    assert store.head_position() == before
+
+
+def test_recheck_catches_a_ruling_made_under_another_option(k, store, fouled):
+    assert k("audit", "recheck").endswith("1 matches rechecked, 0 differences\n")
+    # The same actions recorded under needed_base=4: the deal-2 munt (3 points) would be a foul.
+    records = store.read_stream(stream_of(fouled))
+    created = records[0].event
+    import msgspec
+
+    changed = msgspec.structs.replace(created, options={**created.options, "needed_base": 4})
+    store.append(stream_of("copy01"), [changed] + [r.event for r in records[1:]], 0)
+    out = k("audit", "recheck", "copy01", code=1)
+    assert "DIFFERS match copy01" in out and "uxinjo.settled" in out and "uxinjo.foul" in out
+    assert "1 differences" in out or "differences" in out

@@ -1,0 +1,147 @@
+"""Time-limited series (Uxinjo's §6.x rules) with an injected clock."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kartludo.app.errors import AppError
+from kartludo.app.matches import MatchService
+from kartludo.app.series import create_series, load_series, series_report
+from kartludo.cli.main import cli
+from kartludo.engine.base import BadCommand
+
+from scenarios import foul_deal, stock_win_deal
+
+MINUTE = 60_000_000
+T0 = 1_796_000_000_000_000
+
+
+class Clock:
+    def __init__(self, now: int) -> None:
+        self.now = now
+
+    def __call__(self) -> int:
+        return self.now
+
+
+@pytest.fixture
+def clock(store):
+    c = Clock(T0)
+    store.clock = c
+    return c
+
+
+def test_seats_pass_left_and_mp_count_fouls(store, clock):
+    svc = MatchService(store)
+    sid = create_series(store, "uxinjo", ["ann", "bob", "cy"], 60)
+    first = svc.create("uxinjo", None, series=sid, seed=1)
+    assert svc.load(first).players == ["ann", "bob", "cy"]
+    foul_deal(svc, first, 0)          # ann fouls: penalty, and -2 MP in the series
+    stock_win_deal(svc, first, 1)     # bob wins 3 from each
+    clock.now += 10 * MINUTE
+    second = svc.create("uxinjo", None, series=sid, seed=2)
+    assert svc.load(second).players == ["bob", "cy", "ann"]  # the new Or is the old Su
+    with pytest.raises(AppError, match="seats cy,ann,bob"):
+        svc.create("uxinjo", ["ann", "bob", "cy"], series=sid)
+    report = series_report(store, sid)
+    rows = {r.player: r for r in report.standings}
+    # after one deal each match stands at its markers: bob +3/+3 -> +1 MP per marker
+    assert (rows["bob"].match_points, rows["ann"].match_points, rows["cy"].match_points) == (2, -1, -1)
+    assert (rows["ann"].fouls, rows["ann"].foul_mp, rows["ann"].total) == (1, -2, -3)
+    assert [m["match"] for m in report.matches] == [first, second] and not report.ended
+    assert load_series(store, sid).match_ids == [first, second]
+
+
+def test_no_match_starts_after_the_deadline_and_a_running_match_ends_with_its_deal(store, clock):
+    svc = MatchService(store)
+    sid = create_series(store, "uxinjo", ["ann", "bob", "cy"], 30)
+    mid = svc.create("uxinjo", None, series=sid, seed=3)
+    stock_win_deal(svc, mid, 0)               # deal 1 ends before the deadline
+    dealer = svc.load(mid).game.next_dealer(svc.load(mid).state)
+    svc.deal(mid)                             # deal 2 starts before the deadline
+    clock.now += 31 * MINUTE                  # the deadline passes during deal 2
+    with pytest.raises(AppError, match="ended at .*no match starts after its deadline"):
+        svc.create("uxinjo", None, series=sid)
+    # deal 2 plays to its end; the deal-ending command closes the match
+    match = svc.load(mid)
+    game = match.game
+    from kartludo.engine.bots import RandomBot
+    import random
+
+    rng = random.Random(1)
+    while not match.closed:
+        seat = game.to_act(match.state)[0]
+        legal = [c for c in game.legal_commands(match.state, seat) if c.text() != "munt"] or \
+            game.legal_commands(match.state, seat)
+        svc.execute(mid, RandomBot().choose(game, match.state, seat, legal, rng), actor=match.players[seat])
+        match = svc.load(mid)
+    assert match.status == "finished" and game.deal_number(match.state) == 2
+    assert store.read_stream(f"match-{mid}")[-1].type == "match.closed"
+    with pytest.raises(AppError, match="closed"):
+        svc.deal(mid)
+    report = series_report(store, sid)
+    assert report.ended and report.matches[0]["status"] == "finished"
+    assert dealer == 1
+
+
+def test_a_deal_asked_for_after_the_deadline_closes_the_match(store, clock):
+    svc = MatchService(store)
+    sid = create_series(store, "uxinjo", ["ann", "bob", "cy"], 5)
+    mid = svc.create("uxinjo", None, series=sid, seed=4)
+    stock_win_deal(svc, mid, 2)
+    clock.now += 6 * MINUTE
+    outcome = svc.deal(mid)
+    assert [type(e).__name__ for e in outcome.events] == ["MatchClosed"]
+    assert svc.load(mid).status == "finished"
+    row = {r.player: r for r in series_report(store, sid).standings}
+    assert row["cy"].match_points == 2 and row["cy"].finished == 1
+
+
+def test_standings_read_recorded_times_not_the_readers_clock(store, clock, tmp_path):
+    svc = MatchService(store)
+    sid = create_series(store, "uxinjo", ["ann", "bob", "cy"], 5)
+    mid = svc.create("uxinjo", None, series=sid, seed=5)
+    stock_win_deal(svc, mid, 0)
+    before = series_report(store, sid)
+    clock.now += 500 * MINUTE  # reading much later changes nothing
+    assert series_report(store, sid) == before
+
+
+@pytest.mark.parametrize(
+    "game, players, minutes, message",
+    [
+        ("uxinjo", ["ann", "bob", "ann"], 10, "duplicate player ann"),
+        ("chess", ["ann", "bob", "cy"], 10, "unknown game 'chess'"),
+        ("uxinjo", ["ann", "bob"], 10, "needs 3 players"),
+        ("uxinjo", ["ann", "bob", "cy"], 0, "at least 1 minute"),
+    ],
+)
+def test_bad_series_are_refused(store, game, players, minutes, message):
+    with pytest.raises(BadCommand, match=message):
+        create_series(store, game, players, minutes)
+    assert store.count_events() == 0
+
+
+def test_series_cli(store, db_url, clock):
+    runner = CliRunner()
+
+    def k(*args, code=0):
+        result = runner.invoke(cli, ["--db", db_url, *args])
+        assert result.exit_code == code, (args, result.output, result.exception)
+        return result.output
+
+    sid = k("series", "new", "--game", "uxinjo", "--players", "ann,bob,cy", "--minutes", "45",
+            "--starts-at", "2026-11-29T10:00Z").strip()
+    assert len(sid) == 10
+    assert "ended at 2026-11-29 10:45:00 UTC" in k("match", "new", "uxinjo", "--series", sid, code=1)
+    live = k("series", "new", "--game", "uxinjo", "--players", "ann,bob,cy", "--minutes", "45").strip()
+    m = k("match", "new", "uxinjo", "--series", live[:4]).strip()
+    assert json.loads(k("state", m, "--json"))["players"] == ["ann", "bob", "cy"]
+    assert "no series 'zzz'" in k("match", "new", "uxinjo", "--series", "zzz", code=1)
+    assert "a uxinjo series, not hakamo" in k("match", "new", "hakamo", "--series", live, code=1)
+    shown = json.loads(k("series", "show", live, "--format", "json"))
+    assert shown["matches"][0]["match"] == m and shown["game"] == "uxinjo"
+    assert "ann" in k("series", "show", live) and "ann" in k("standings", "--series", live, "--format", "csv")

@@ -42,6 +42,7 @@ class AuditRecord(msgspec.Struct):
     series: str | None
     series_effect: str | None
     lifted_position: int | None
+    voided: list[dict[str, Any]]
     recorded_at: str
     history: list[dict[str, Any]] = []
 
@@ -74,6 +75,7 @@ def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
             id=r.audit_id, match=r.match_id, ruling_id=r.ruling_id, game=r.game, deal=r.deal, position=r.position, version=r.version,
             player=r.player, seat=r.seat, type=r.type, rule=r.rule, facts=decode(r.facts), effect=decode(r.effect),
             status=r.status, series=r.series, series_effect=series_effect, lifted_position=r.lifted_position,
+            voided=decode(r.voided),
             recorded_at=format_us(r.recorded_at_us), history=history.get(r.audit_id, []),
         ))
     return out

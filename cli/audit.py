@@ -18,6 +18,8 @@ def _record_lines(r) -> list[str]:
     ]
     if r.series_effect:
         lines.append(f"  series: {r.series_effect}")
+    for v in r.voided:
+        lines.append(f"  voided at event #{v['position']}: {v['payer']} -> {v['payee']} {v['amount']} ({v['reason']})")
     if r.lifted_position:
         lines.append(f"  lifted at event #{r.lifted_position}")
     return lines

@@ -19,36 +19,36 @@ def demo(env: Env, matches: int, seed: int) -> None:
     Example:
         kartludo demo
     """
-    from kartludo.app.league import standings
     from kartludo.app.matches import MatchService
-    from kartludo.app.replay import steps
+    from kartludo.app.replay import Navigator, build
     from kartludo.app.simulate import simulate
+    from kartludo.app.standings import standings
     from kartludo.engine.base import ALL
-    from kartludo.engine.registry import game_names
+    from kartludo.engine.registry import game_names, get_game
 
     service = MatchService(env.store)
     games = game_names()
     click.echo(f"database: {env.store.url}")
     summary = simulate(service, games, matches, seed=seed)
     click.echo(f"simulated {summary.line()}")
-    all_matches = service.list()
     for game in games:
-        rows = standings(all_matches, game)
+        rows = standings(env.store, game)
         click.echo("")
-        click.echo(f"standings · {game}")
-        click.echo(f"  {'player':<8} {'matches':>7} {'wins':>5} {'score':>6} {'placement':>9}")
-        for row in rows:
-            click.echo(f"  {row.player:<8} {row.matches:>7} {row.wins:>5} {row.score:>6} {row.placement_points:>9}")
+        click.echo(f"standings · {get_game(game).title}")
+        click.echo(f"  {'player':<8} {'matches':>7} {'wins':>5} {'score':>6} {'placement':>9} {'rating':>8}")
+        for r in rows:
+            flag = "*" if r.provisional else " "
+            click.echo(f"  {r.player:<8} {r.matches:>7} {r.wins:>5} {r.score:>6} {r.placement_points:>9} "
+                       f"{r.rating:>7.2f}{flag}")
+    click.echo("  (* provisional rating: fewer than 5 matches)")
     first = summary.match_ids[0]
-    match = service.load(first)
+    replay = build(first, service.records(first), 1)
     click.echo("")
-    click.echo(f"replay · match {first} ({match.game.title}) deal 1, all hands")
-    last = None
-    for step in steps(service.records(first), 1, ALL):
-        click.echo(f"  {step.index:>3}. {step.description}")
-        last = step
-    if last is not None:
-        click.echo("")
-        click.echo(match.game.render(last.state, ALL))
+    click.echo(f"replay · match {first} ({replay.game.title}) deal 1, all hands")
+    for step in replay.steps:
+        click.echo(f"  {step.index:>3}. {replay.description(step.index, ALL)}")
     click.echo("")
-    click.echo(f"next: kartludo match list · kartludo state {first[:6]} --all · kartludo verify")
+    click.echo(Navigator(replay, ALL, len(replay.steps)).screen())
+    click.echo("")
+    click.echo(f"next: kartludo standings · kartludo replay {first[:6]} --deal 1 · kartludo audit list · "
+               "kartludo verify")

@@ -180,14 +180,13 @@ def projections_rebuild(env: Env, name: str | None) -> None:
         kartludo projections rebuild matches
     """
     from kartludo.projections import all_projections, get_projection
-    from kartludo.projections.runner import MatchFolder, catch_up, reset
+    from kartludo.projections.runner import catch_up, reset
 
     try:
         chosen = [get_projection(name)] if name else all_projections()
     except LookupError as exc:
         raise CommandError(str(exc)) from None
-    folder = MatchFolder(env.store)
     for projection in chosen:
         reset(env.store, projection)
-        n = catch_up(env.store, projection, folder=folder)
-        click.echo(f"{projection.name}: rebuilt from {n} events")
+    n = catch_up(env.store, chosen)
+    click.echo(f"rebuilt {', '.join(p.name for p in chosen)} from {n} events")

@@ -22,7 +22,6 @@ def get_projection(name: str):
 
 def refresh(store) -> int:
     """Bring every projection up to date (read commands call this first)."""
-    from kartludo.projections.runner import MatchFolder, catch_up
+    from kartludo.projections.runner import catch_up
 
-    folder = MatchFolder(store)
-    return sum(catch_up(store, p, folder=folder) for p in all_projections())
+    return catch_up(store, all_projections())

@@ -3,7 +3,8 @@
 Any game's ruling is a ``Ruling`` event; appeals and decisions are the common
 ``RulingAppealed`` / ``RulingDecided`` events. A derived event with a ``lifted``
 field (a ruling id, or a list of them) lifts those rulings: that is when a
-penalty stopped applying.
+penalty stopped applying; one with ``transfers`` whose ``void_by`` names a
+ruling records what that ruling voided.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class AuditProjection(Projection):
                 deal=event.deal, position=rec.position, version=rec.version, seat=event.seat,
                 player=step.created.players[event.seat], type=rec.type, rule=event.rule,
                 facts=dumps(msgspec.to_builtins(event.facts)), effect=dumps(msgspec.to_builtins(event.effect)),
-                series=step.created.series, status="standing", lifted_position=None,
+                series=step.created.series, status="standing", lifted_position=None, voided="[]",
                 recorded_at_us=rec.recorded_at_us,
             ))
             self._history(conn, aid, "ruled", "engine", event.rule, rec)
@@ -50,12 +51,30 @@ class AuditProjection(Projection):
             conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid).values(status=kind))
             self._history(conn, aid, kind, event.by, event.reason, rec)
         elif type(event).derived:
+            self._voided(conn, step, rec)
             lifted = getattr(event, "lifted", None)
             for rid in [lifted] if isinstance(lifted, str) else (lifted or []):
                 aid = audit_id(step.match_id, rid)
                 conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid)
                              .values(lifted_position=rec.position))
                 self._history(conn, aid, "lifted", "engine", "a valid munt lifted the penalty", rec)
+
+    @staticmethod
+    def _voided(conn: sa.Connection, step: MatchStep, rec: Recorded) -> None:
+        by_ruling: dict[str, list[dict]] = {}
+        for t in getattr(rec.event, "transfers", None) or []:
+            for rid in getattr(t, "void_by", None) or []:
+                players = step.created.players
+                by_ruling.setdefault(rid, []).append({
+                    "position": rec.position, "payer": players[t.payer], "payee": players[t.payee],
+                    "amount": t.amount, "reason": t.reason,
+                })
+        for rid, items in by_ruling.items():
+            aid = audit_id(step.match_id, rid)
+            current = conn.execute(sa.select(rulings.c.voided).where(rulings.c.audit_id == aid)).scalar()
+            if current is not None:
+                merged = msgspec.json.decode(current) + items
+                conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid).values(voided=dumps(merged)))
 
     @staticmethod
     def _history(conn: sa.Connection, aid: str, kind: str, by: str, reason: str, rec: Recorded) -> None:

@@ -111,39 +111,44 @@ def checkpoint(conn: sa.Connection, name: str, *, lock: bool = False) -> int:
 
 def catch_up(
     store: EventStore,
-    projection: Projection,
+    projection: Projection | list[Projection],
     *,
     batch: int = 2000,
     max_batches: int | None = None,
     folder: MatchFolder | None = None,
 ) -> int:
-    """Apply every event after the projection's checkpoint; returns how many."""
+    """Apply every event after each projection's checkpoint; returns how many
+    events were read. Several projections share one read and one fold of each
+    event, and commit together with their checkpoints."""
+    projections = projection if isinstance(projection, list) else [projection]
     folder = folder or MatchFolder(store)
-    applied = 0
+    read = 0
     batches = 0
     while max_batches is None or batches < max_batches:
         with store.engine.connect() as raw:
             conn = raw.execution_options(kartludo_write=True)
             with conn.begin():
-                position = checkpoint(conn, projection.name, lock=True)
-                rows = conn.execute(sa.text(_SELECT), {"p": position, "n": batch}).all()
+                positions = [checkpoint(conn, p.name, lock=True) for p in projections]
+                start = min(positions)
+                rows = conn.execute(sa.text(_SELECT), {"p": start, "n": batch}).all()
                 if not rows:
-                    return applied
+                    return read
                 records = store.records_from_rows(rows)
                 try:
                     for rec in records:
-                        projection.apply(conn, rec, folder.step(rec))
+                        step = folder.step(rec)
+                        for p, position in zip(projections, positions):
+                            if rec.position > position:
+                                p.apply(conn, rec, step)
                 except BaseException:
                     folder.forget()  # states may have run ahead of the rolled-back rows
                     raise
-                conn.execute(
-                    sa.update(checkpoints)
-                    .where(checkpoints.c.name == projection.name)
-                    .values(position=records[-1].position)
-                )
-        applied += len(records)
+                last = records[-1].position
+                for p in projections:
+                    conn.execute(sa.update(checkpoints).where(checkpoints.c.name == p.name).values(position=last))
+        read += len(records)
         batches += 1
-    return applied
+    return read
 
 
 def reset(store: EventStore, projection: Projection) -> None:

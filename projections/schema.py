@@ -82,6 +82,7 @@ rulings = Table(
     Column("series", String(100)),
     Column("status", String(20), nullable=False),
     Column("lifted_position", BigInteger),
+    Column("voided", Text, nullable=False),
     Column("recorded_at_us", BigInteger, nullable=False),
 )
 

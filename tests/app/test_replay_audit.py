@@ -108,6 +108,7 @@ def test_audit_record_of_a_foul_has_every_field(k, fouled):
     assert "split" in r["facts"] and "points" in r["facts"]
     assert (r["effect"]["penalties_before"], r["effect"]["penalties_after"]) == (0, 1)
     assert r["lifted_position"] is not None  # deal 2's valid munt lifted it
+    assert [(v["payer"], v["payee"], v["amount"]) for v in r["voided"]] == [("bob", "ann", 2), ("cy", "ann", 2)]
     assert [h["kind"] for h in r["history"]] == ["ruled", "lifted"]
     assert json.loads(k("audit", "list", "--player", "bob", "--json")) == []
     assert len(json.loads(k("audit", "list", "--match", fouled[:4], "--json"))) == 1
@@ -119,6 +120,20 @@ def test_audit_show_prints_state_hash_and_neighbours(k, store, fouled):
     assert ruled.hash.hex() in out
     assert "Or declares munt" in out and "state when ruled (all hands)" in out and "ann's own view" in out
     assert "R1 R3 R5 G2 G6 G9" in out
+    assert "voided at event" in out and "bob -> ann 2 (stock)" in out
+
+
+def test_replay_of_an_imported_match(k, store, fouled, tmp_path):
+    exported = tmp_path / "m.jsonl"
+    k("events", "export", f"match-{fouled}", "-o", str(exported))
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", other, "events", "import", str(exported)]).exit_code == 0
+    here = k("replay", fouled, "--deal", "2")
+    there = runner.invoke(cli, ["--db", other, "replay", fouled, "--deal", "2"])
+    assert there.exit_code == 0
+    strip = lambda text: [line.split(" · #")[0] for line in text.splitlines()]  # positions differ
+    assert strip(there.output) == strip(here)
 
 
 def test_appeal_then_overturn_updates_the_match_and_the_projections(k, store, fouled):

@@ -73,6 +73,7 @@ def upgrade() -> None:
         sa.Column("series", sa.String(100)),
         sa.Column("status", sa.String(20), nullable=False),
         sa.Column("lifted_position", sa.BigInteger()),
+        sa.Column("voided", sa.Text(), nullable=False),
         sa.Column("recorded_at_us", sa.BigInteger(), nullable=False),
     )
     op.create_table(

@@ -17,7 +17,7 @@ from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch
 from kartludo.app.matches import MATCH_PREFIX, MatchService, describe, fold_records, step, stream_of
 from kartludo.engine.base import ALL
 from kartludo.engine.registry import get_game
-from kartludo.events.match import MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
+from kartludo.events.match import MatchClosed, MatchCreated, RulingAppealed, RulingDecided
 from kartludo.store import EventStore, Recorded
 from kartludo.store.transfer import format_us
 

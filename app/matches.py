@@ -20,7 +20,7 @@ from kartludo.engine.base import parse_options, seeded_deck
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
 from kartludo.events.match import MatchClosed, MatchCreated, RulingAppealed, RulingDecided
-from kartludo.events.series import SeriesCreated, SeriesMatchAdded
+from kartludo.events.series import SeriesMatchAdded
 from kartludo.store import Appended, ConcurrencyConflict, EventStore, Recorded
 
 MATCH_PREFIX = "match-"

@@ -21,7 +21,7 @@ import uuid
 
 import msgspec
 
-from kartludo.events.base import Event, decode, encode, register_union
+from kartludo.events.base import Event, encode, register_union
 from kartludo.store.database import create_engine, upgrade
 from kartludo.store.eventstore import EventStore, chain_hash, GENESIS, _COLUMNS
 

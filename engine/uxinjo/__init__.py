@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from kartludo.engine.base import BadCommand, Bot, Command, Game, Option, Result, StartDeal, Viewer, ranks_from_scores
+from kartludo.engine.base import BadCommand, Bot, Command, Game, Option, Result, Viewer, ranks_from_scores
 from kartludo.engine.jx import JX_DECK, is_card
 from kartludo.engine.uxinjo import rules, view as _view
 from kartludo.engine.uxinjo.hand import HandScore, best_split
@@ -123,12 +123,6 @@ class Uxinjo(Game[UxState]):
             if not is_card(card):
                 raise BadCommand(f"{args[0]!r} is not a Jx card (R1…B9, RX GX BX, RV GV BV, C, PJ, AJ)")
             return Discard(seat=seat, card=card) if verb == "discard" else Eltiri(seat=seat, card=card)
-        if verb == "deal":
-            cards = [a.upper() for a in args]
-            bad = [a for a in cards if not is_card(a)]
-            if bad:
-                raise BadCommand(f"not Jx cards: {' '.join(bad)}")
-            return StartDeal(deck=tuple(cards))
         raise BadCommand(f"unknown Uxinjo verb {verb!r} (verbs: draw, take, discard CARD, munt, pass, levu, eltiri PJ|AJ)")
 
     def bots(self) -> dict[str, Bot[UxState]]:

@@ -1,0 +1,180 @@
+"""Hakamo: four-player bidding trick-taking with the Jx deck (rules: docs/rules/hakamo.md)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from kartludo.engine.base import BadCommand, Bot, Command, Game, Result, StartDeal, Viewer, ranks_from_scores
+from kartludo.engine.hakamo import rules, view as _view
+from kartludo.engine.hakamo.rules import (
+    COMMAND_TYPES,
+    Bid,
+    Declare,
+    Exchange,
+    Keep,
+    Lay,
+    Pass,
+    Play,
+    Recruit,
+    Resign,
+    Solo,
+)
+from kartludo.engine.hakamo.state import SEAT_LABELS, HkState, Phase
+from kartludo.engine.jx import JX_DECK, is_card
+from kartludo.events.base import Event
+from kartludo.events.match import MatchCreated
+
+_SIMPLE = {"pass": Pass, "keep": Keep, "exchange": Exchange, "solo": Solo, "recruit": Recruit, "resign": Resign}
+VERBS = (
+    "bid N, pass, keep, exchange, lay CARD:up|down CARD:up|down, solo, recruit, resign, "
+    "declare Or|Su|Ok|No|malhakama, play CARD"
+)
+_CARDS = "R1…B9, RX GX BX, RV GV BV, C, PJ, AJ"
+
+
+def _card(text: str, verb: str) -> str:
+    card = text.upper()
+    if not is_card(card):
+        raise BadCommand(f"{verb}: {text!r} is not a Jx card ({_CARDS})")
+    return card
+
+
+def _laid(text: str) -> tuple[str, bool]:
+    card, sep, side = text.partition(":")
+    side = side.lower()
+    if not sep or side not in ("up", "down"):
+        raise BadCommand(f"lay: {text!r} must be CARD:up or CARD:down, e.g. lay RX:up G3:down")
+    return _card(card, "lay"), side == "up"
+
+
+class Hakamo(Game[HkState]):
+    name = "hakamo"
+    title = "Hakamo"
+    ruleset = "hakamo-1"
+    player_counts = (4,)
+    command_types = COMMAND_TYPES
+
+    def deck(self, options: dict[str, Any]) -> tuple[str, ...]:
+        return JX_DECK
+
+    def seat_labels(self, n_players: int) -> tuple[str, ...]:
+        return SEAT_LABELS[:n_players]
+
+    def start(self, created: MatchCreated) -> HkState:
+        return rules.start(created)
+
+    def next_dealer(self, state: HkState) -> int:
+        return rules.next_dealer(state)
+
+    def decide(self, state: HkState, command: Command) -> list[Event]:
+        return rules.decide(state, command)
+
+    def evolve(self, state: HkState, event: Event) -> HkState:
+        return rules.evolve(state, event)
+
+    def automatic(self, state: HkState) -> list[Event]:
+        return rules.automatic(state)
+
+    def legal_commands(self, state: HkState, seat: int) -> list[Command]:
+        return rules.legal_commands(state, seat)
+
+    def to_act(self, state: HkState) -> list[int]:
+        return rules.to_act(state)
+
+    def phase(self, state: HkState) -> str:
+        return state.phase.value
+
+    def deal_number(self, state: HkState) -> int:
+        return state.deal
+
+    def is_finished(self, state: HkState) -> bool:
+        return state.phase is Phase.FINISHED
+
+    def can_deal(self, state: HkState) -> bool:
+        return rules.can_deal(state)
+
+    def result(self, state: HkState) -> Result | None:
+        if state.phase is not Phase.FINISHED:
+            return None
+        scores = {state.players[i]: state.totals[i] for i in range(len(state.players))}
+        return Result(scores=scores, ranks=ranks_from_scores(scores), higher_is_better=True)
+
+    def view(self, state: HkState, viewer: Viewer) -> dict[str, Any]:
+        return _view.view(state, viewer)
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        return _view.redact(event, viewer)
+
+    def render(self, state: HkState, viewer: Viewer) -> str:
+        return _view.render(state, viewer)
+
+    def describe(self, before: HkState, event: Event, viewer: Viewer) -> str:
+        return _view.describe(before, event, viewer)
+
+    def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
+        verb = verb.lower()
+        args = list(args)
+        if verb in _SIMPLE:
+            if args:
+                raise BadCommand(f"{verb} takes no arguments")
+            return _SIMPLE[verb](seat=seat)
+        if verb == "bid":
+            if len(args) != 1:
+                raise BadCommand("bid takes one number, e.g. bid 15")
+            try:
+                amount = int(args[0])
+            except ValueError:
+                raise BadCommand(f"bid: {args[0]!r} is not a number") from None
+            return Bid(seat=seat, amount=amount)
+        if verb == "lay":
+            if len(args) != 2:
+                raise BadCommand("lay takes two cards, upper first: lay RX:up G3:down")
+            (upper, upper_up), (lower, lower_up) = _laid(args[0]), _laid(args[1])
+            return Lay(seat=seat, upper=upper, upper_up=upper_up, lower=lower, lower_up=lower_up)
+        if verb == "declare":
+            if len(args) != 1:
+                raise BadCommand("declare takes a seat (Or, Su, Ok, No) or malhakama")
+            word = args[0].lower()
+            if word == "malhakama":
+                return Declare(seat=seat, target=None)
+            seats = [s.lower() for s in SEAT_LABELS]
+            if word not in seats:
+                raise BadCommand(f"declare: {args[0]!r} is not a seat (Or, Su, Ok, No) or malhakama")
+            return Declare(seat=seat, target=seats.index(word))
+        if verb == "play":
+            if len(args) != 1:
+                raise BadCommand("play takes one card, e.g. play B7")
+            return Play(seat=seat, card=_card(args[0], "play"))
+        if verb == "deal":
+            cards = [a.upper() for a in args]
+            bad = [a for a in cards if not is_card(a)]
+            if bad:
+                raise BadCommand(f"not Jx cards: {' '.join(bad)}")
+            return StartDeal(deck=tuple(cards))
+        raise BadCommand(f"unknown Hakamo verb {verb!r} (verbs: {VERBS})")
+
+    def bots(self) -> dict[str, Bot[HkState]]:
+        from kartludo.engine.bots import RandomBot
+        from kartludo.engine.hakamo.bots import HeuristicBot
+
+        return {"random": RandomBot(), "heuristic": HeuristicBot()}
+
+
+HAKAMO = Hakamo()
+
+__all__ = [
+    "HAKAMO",
+    "Hakamo",
+    "HkState",
+    "Phase",
+    "Bid",
+    "Pass",
+    "Keep",
+    "Exchange",
+    "Lay",
+    "Solo",
+    "Recruit",
+    "Resign",
+    "Declare",
+    "Play",
+]

@@ -1,0 +1,90 @@
+"""Hakamo through the CLI (CliRunner), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kartludo.cli.main import cli
+
+#: Or (dealer) holds RX R9 R8 R7 R6 R4 R3 R2 PJ; Su G9…G1 AJ; Ok B9…B1 AJ;
+#: No GX BX RV GV BV R5 G5 B5 PJ; the Kasxetoj are R1 (upper) and C (lower)
+DECK = (
+    "G9 B9 GX RX G8 B8 BX R9 G7 B7 RV R8 G6 B6 GV R7 G4 B4 BV R6 G3 B3 R5 R4 G2 B2 G5 R3 G1 B1 B5 R2 "
+    "AJ AJ PJ PJ R1 C"
+)
+
+
+@pytest.fixture
+def k(db_url):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", db_url, "db", "upgrade"]).exit_code == 0
+
+    def run(*args, code=0):
+        result = runner.invoke(cli, ["--db", db_url, *args])
+        assert result.exit_code == code, (args, result.output, result.exception)
+        assert "Traceback" not in result.output
+        return result.output
+
+    return run
+
+
+def test_a_hakamo_deal_through_the_cli(k):
+    m = k("match", "new", "hakamo", "--players", "ann,bob,cy,dan", "--seed", "5").strip()
+    assert k("match", "deal", m, "--deck", DECK).startswith("deal 1: Or deals")
+    assert k("legal", m, "--as", "ann").split("\n")[:2] == ["bid 13", "bid 14"]
+    assert k("act", m, "--as", "ann", "bid", "13") == "Or bids 13\n"
+    k("act", m, "--as", "bob", "pass")
+    k("act", m, "--as", "cy", "pass")
+    assert k("act", m, "--as", "dan", "pass") == "No passes; Or is Deklaristo at 13\n"
+    assert k("act", m, "--as", "ann", "exchange") == "Or exchanges: takes R1 C into the hand\n"
+    assert "trump R" in k("act", m, "--as", "ann", "lay", "R1:up", "C:down")
+    k("act", m, "--as", "ann", "solo")
+    assert k("act", m, "--as", "ann", "declare", "or") == "Or declares Or\n"
+    assert k("legal", m, "--as", "ann").split() == ["play", "R2", "play", "R3", "play", "R4", "play", "R6", "play",
+                                                   "R7", "play", "R8", "play", "R9", "play", "RX"]
+    k("act", m, "--as", "ann", "play", "RX")
+    k("act", m, "--as", "bob", "play", "G1")
+    k("act", m, "--as", "cy", "play", "B2")
+    out = k("act", m, "--as", "dan", "play", "R5")
+    assert out == "No plays R5\nOr wins trick 1 with RX (+4)\n"
+
+    public = json.loads(k("state", m, "--json"))
+    for field in ("match", "game", "status", "deal", "phase", "to_act", "players", "hands", "totals",
+                  "contract", "deklaristo", "kunulo"):
+        assert field in public
+    assert (public["game"], public["contract"], public["deklaristo"], public["kunulo"]) == ("hakamo", 13, "ann", None)
+    assert public["hands"] == {} and public["to_act"] == ["ann"]
+    assert public["kasxetoj"] == {"kept": False, "upper": "R1", "upper_up": True, "lower": "??", "lower_up": False}
+    bob = json.loads(k("state", m, "--as", "bob", "--json"))
+    assert list(bob["hands"]) == ["bob"] and len(bob["hands"]["bob"]) == 8
+    assert bob["kasxetoj"]["lower"] == "??" and "C" not in json.dumps(bob["hands"])
+    ann = json.loads(k("state", m, "--as", "ann", "--json"))
+    assert ann["kasxetoj"]["lower"] == "C"  # the Deklaristo laid it
+    everyone = json.loads(k("state", m, "--all", "--json"))
+    assert sorted(everyone["hands"]) == ["ann", "bob", "cy", "dan"]
+    assert everyone["totals"] == {"ann": 0, "bob": 0, "cy": 0, "dan": 0}
+    assert "Hakamo" in k("state", m, "--as", "bob")
+
+
+def test_refused_commands_exit_1_with_the_rule_and_write_nothing(k):
+    m = k("match", "new", "hakamo", "--players", "ann,bob,cy,dan").strip()
+    k("match", "deal", m)
+    before = k("events", "export", f"match-{m}")
+    out = k("act", m, "--as", "bob", "bid", "13", code=1)
+    assert out.startswith("error: ") and "Or's turn" in out and "hakamo §1" in out
+    out = k("act", m, "--as", "ann", "bid", "12", code=1)
+    assert "at least 13" in out and "[hakamo §1 auction" in out
+    assert "unknown Hakamo verb" in k("act", m, "--as", "ann", "draw", code=1)
+    assert k("events", "export", f"match-{m}") == before
+    assert "needs 4 players" in k("match", "new", "hakamo", "--players", "a,b,c", code=1)
+
+
+def test_simulate_then_verify(k):
+    out = k("simulate", "hakamo", "--matches", "2", "--seed", "3")
+    assert out.startswith("2 matches (2 finished)")
+    listed = json.loads(k("match", "list", "--json"))
+    assert len(listed) == 2 and all(r["status"] == "finished" and r["game"] == "hakamo" for r in listed)
+    assert k("verify").startswith("ok: ")

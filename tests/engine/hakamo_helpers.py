@@ -1,0 +1,147 @@
+"""Scripted Hakamo tables for tests: explicit decks, commands by CLI verb."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from kartludo.engine.base import Command, IllegalCommand, StartDeal, fold, seeded_deck
+from kartludo.engine.hakamo import HAKAMO, HkState
+from kartludo.engine.jx import JX_DECK
+from kartludo.events.base import Event
+from kartludo.events.match import MatchCreated
+
+PLAYERS = ["ann", "bob", "cy", "dan"]
+OR, SU, OK, NO = 0, 1, 2, 3
+
+
+def build_deck(
+    dealer: int = OR,
+    hands: dict[int, list[str] | str] | None = None,
+    upper: str | None = None,
+    lower: str | None = None,
+) -> tuple[str, ...]:
+    """A 38-card deck dealing ``hands`` (seat -> up to 9 cards, a list or a
+    space-separated string) with ``upper``/``lower`` as cards 37/38; the rest is
+    filled with the unused cards in canonical order."""
+    deck: list[str | None] = [None] * 38
+    pool = Counter(JX_DECK)
+
+    def place(i: int, card: str) -> None:
+        assert pool[card] > 0, f"{card} used twice"
+        pool[card] -= 1
+        deck[i] = card
+
+    for seat, cards in (hands or {}).items():
+        if isinstance(cards, str):
+            cards = cards.split()
+        slots = [i for i in range(36) if (dealer + 1 + i) % 4 == seat]
+        assert len(cards) <= 9
+        for i, card in zip(slots, cards):
+            place(i, card)
+    if upper is not None:
+        place(36, upper)
+    if lower is not None:
+        place(37, lower)
+    rest = sorted(pool.elements(), key=JX_DECK.index)
+    it = iter(rest)
+    return tuple(c if c is not None else next(it) for c in deck)
+
+
+class Table:
+    """A match driven command by command; checks the fold after every step."""
+
+    def __init__(self, players: list[str] | None = None) -> None:
+        self.created = MatchCreated(game="hakamo", ruleset=HAKAMO.ruleset, players=list(players or PLAYERS), seed=1)
+        self.state: HkState = HAKAMO.start(self.created)
+        self.events: list[Event] = []
+
+    def apply(self, events: list[Event]) -> list[Event]:
+        for e in events:
+            self.state = HAKAMO.evolve(self.state, e)
+        self.events.extend(events)
+        assert fold(HAKAMO, self.created, self.events) == self.state
+        return events
+
+    def command(self, cmd: Command) -> list[Event]:
+        return self.apply(HAKAMO.decide(self.state, cmd))
+
+    def deal(self, deck: tuple[str, ...] | None = None, **kw: Any) -> list[Event]:
+        if deck is None:
+            deck = build_deck(dealer=HAKAMO.next_dealer(self.state), **kw)
+        return self.command(StartDeal(deck=tuple(deck)))
+
+    def act(self, seat: int, verb: str, *args: str) -> list[Event]:
+        cmd = HAKAMO.parse_command(seat, verb, list(args))
+        assert cmd in HAKAMO.legal_commands(self.state, seat), f"{cmd.text()} not legal for seat {seat}"
+        return self.command(cmd)
+
+    def refuse(self, seat: int, verb: str, *args: str) -> IllegalCommand:
+        cmd = HAKAMO.parse_command(seat, verb, list(args))
+        assert cmd not in HAKAMO.legal_commands(self.state, seat)
+        before = self.state
+        with pytest.raises(IllegalCommand) as info:
+            HAKAMO.decide(self.state, cmd)
+        assert self.state is before
+        return info.value
+
+    @property
+    def turn(self) -> int:
+        seats = HAKAMO.to_act(self.state)
+        assert len(seats) == 1, seats
+        return seats[0]
+
+    def auction(self, winner: int, amount: int) -> list[Event]:
+        """``winner`` bids ``amount`` at its first turn; everyone else passes."""
+        out: list[Event] = []
+        while self.state.phase.value == "auction":
+            seat = self.turn
+            out += self.act(seat, "bid", str(amount)) if seat == winner else self.act(seat, "pass")
+        return out
+
+    def shares(self, kunulo: int | None, share: int = 1) -> list[Event]:
+        """The Kunulo auction: ``kunulo`` bids ``share``, the others pass."""
+        out: list[Event] = []
+        while self.state.phase.value == "shares":
+            seat = self.turn
+            out += self.act(seat, "bid", str(share)) if seat == kunulo else self.act(seat, "pass")
+        return out
+
+    def play(self, cards: str) -> list[Event]:
+        """Play the cards in turn order, each by the seat to act."""
+        out: list[Event] = []
+        for card in cards.split():
+            out += self.act(self.turn, "play", card)
+        return out
+
+    def view(self, viewer: int | None = -1) -> dict[str, Any]:
+        return HAKAMO.view(self.state, viewer)
+
+
+def play_match(seed: int, bots: list[Any], max_deals: int = 30, max_steps: int = 20000, check=None) -> tuple[Table, list[Event]]:
+    """A bot match with the seeded shuffle; ``check(table, before, after, events)``
+    runs after every command."""
+    table = Table()
+    rng = random.Random(seed)
+    steps = 0
+    while not HAKAMO.is_finished(table.state) and steps < max_steps:
+        steps += 1
+        before = table.state
+        if HAKAMO.can_deal(table.state):
+            if HAKAMO.deal_number(table.state) >= max_deals:
+                break
+            deck, key = seeded_deck(JX_DECK, seed, HAKAMO.deal_number(table.state) + 1)
+            new = HAKAMO.decide(table.state, StartDeal(deck=deck, shuffle=key))
+        else:
+            seat = HAKAMO.to_act(table.state)[0]
+            legal = HAKAMO.legal_commands(table.state, seat)
+            new = HAKAMO.decide(table.state, bots[seat].choose(HAKAMO, table.state, seat, legal, rng))
+        for e in new:
+            table.state = HAKAMO.evolve(table.state, e)
+        table.events.extend(new)
+        if check is not None:
+            check(table, before, table.state, new)
+    return table, table.events

@@ -1,0 +1,148 @@
+"""Scripted Laugavatnsmanni tables for tests: explicit decks, commands by CLI verb."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from kartludo.engine.base import Command, IllegalCommand, StartDeal, fold, seeded_deck
+from kartludo.engine.french import DECK_52, RANKS_52, SUITS
+from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI, LvState, Play
+from kartludo.events.base import Event
+from kartludo.events.match import MatchCreated
+
+G = LAUGAVATNSMANNI
+PLAYERS = ["ann", "bob", "cy"]
+ANN, BOB, CY = 0, 1, 2
+
+
+def slots(dealer: int, seat: int) -> list[int]:
+    """Deck positions (0-based) dealt to ``seat``: packets of four from the dealer's left."""
+    return [i for i in range(48) if (dealer + 1 + i // 4) % 3 == seat]
+
+
+def build_deck(dealer: int, hands: dict[int, list[str]] | None = None, manni: list[str] | None = None) -> tuple[str, ...]:
+    """A 52-card deck dealing ``hands`` (seat -> up to 16 cards, in dealing order)
+    and ``manni`` (top first); the rest is filled with the unused cards in
+    canonical order."""
+    deck: list[str | None] = [None] * 52
+    pool = set(DECK_52)
+
+    def place(i: int, card: str) -> None:
+        assert card in pool, f"{card} used twice or unknown"
+        pool.remove(card)
+        deck[i] = card
+
+    for seat, cards in (hands or {}).items():
+        assert len(cards) <= 16
+        for i, card in zip(slots(dealer, seat), cards):
+            place(i, card)
+    for k, card in enumerate(manni or []):
+        place(48 + k, card)
+    rest = iter(c for c in DECK_52 if c in pool)
+    return tuple(c if c is not None else next(rest) for c in deck)
+
+
+def rounds_deal(spec: dict[str, list[str]], manni: tuple[str, ...] = ("2S", "2H", "2D", "2C")) -> dict[int, list[str]]:
+    """Hands in which everyone holds four cards of every suit, so every trick is
+    followed by all three and, played highest first, the suits go round by round.
+
+    ``spec[suit]`` lists four rounds as strings of three seats ("012"): the seats
+    getting that round's three cards, highest first (ranks A K Q, then J T 9, …,
+    then 5 4 3). The first seat of a round holds the highest card of that round,
+    so wins it. The 2s form the Manni."""
+    hands: dict[int, list[str]] = {0: [], 1: [], 2: []}
+    for s in SUITS:
+        ranks = [r for r in RANKS_52 if r + s not in manni][:12]
+        order = "".join(spec.get(s, ["012"] * 4))
+        assert len(order) == 12 and all(order[k : k + 3].count(c) == 1 for k in range(0, 12, 3) for c in "012")
+        for r, seat in zip(ranks, order):
+            hands[int(seat)].append(r + s)
+    return hands
+
+
+class Table:
+    """A match driven command by command; checks the fold after every step."""
+
+    def __init__(self, options: dict[str, Any] | None = None, players: list[str] | None = None) -> None:
+        self.created = MatchCreated(
+            game="laugavatnsmanni",
+            ruleset=G.ruleset,
+            players=list(players or PLAYERS),
+            seed=1,
+            options={"target_points": 10, "max_deals": 18, **(options or {})},
+        )
+        self.state: LvState = G.start(self.created)
+        self.events: list[Event] = []
+
+    def apply(self, events: list[Event]) -> list[Event]:
+        for e in events:
+            self.state = G.evolve(self.state, e)
+        self.events.extend(events)
+        assert fold(G, self.created, self.events) == self.state
+        return events
+
+    def command(self, cmd: Command) -> list[Event]:
+        return self.apply(G.decide(self.state, cmd))
+
+    def deal(self, deck: tuple[str, ...] | None = None, hands: dict[int, list[str]] | None = None,
+             manni: list[str] | None = None) -> list[Event]:
+        if deck is None:
+            deck = build_deck(G.next_dealer(self.state), hands, manni)
+        return self.command(StartDeal(deck=tuple(deck)))
+
+    def act(self, seat: int, verb: str, *args: str) -> list[Event]:
+        cmd = G.parse_command(seat, verb, list(args))
+        assert cmd in G.legal_commands(self.state, seat), f"{cmd.text()} not legal for seat {seat}"
+        return self.command(cmd)
+
+    def refuse(self, seat: int, verb: str, *args: str) -> IllegalCommand:
+        cmd = G.parse_command(seat, verb, list(args))
+        assert cmd not in G.legal_commands(self.state, seat)
+        before, count = self.state, len(self.events)
+        with pytest.raises(IllegalCommand) as info:
+            G.decide(self.state, cmd)
+        assert self.state is before and len(self.events) == count
+        return info.value
+
+    def play_out(self, choose: Callable[[int, list[str]], str] | None = None) -> list[Event]:
+        """Play the deal's remaining tricks; by default each seat plays its first
+        legal card in hand order (highest of the first suit S H D C it may play)."""
+        out: list[Event] = []
+        while G.phase(self.state) == "play":
+            seat = G.to_act(self.state)[0]
+            cards = [c.card for c in G.legal_commands(self.state, seat) if isinstance(c, Play)]
+            hand_order = [c for c in self.state.hands[seat] if c in cards]
+            card = choose(seat, hand_order) if choose else hand_order[0]
+            out.extend(self.act(seat, "play", card))
+        return out
+
+    def view(self, viewer: int | None = -1) -> dict[str, Any]:
+        return G.view(self.state, viewer)
+
+
+def play_match(seed: int, bots: list[Any], options: dict[str, Any] | None = None, max_steps: int = 20000,
+               check=None) -> Table:
+    """A bot match with the seeded shuffle; ``check(table, before, after, events)``
+    runs after every command."""
+    table = Table(options)
+    rng = random.Random(seed)
+    steps = 0
+    while not G.is_finished(table.state) and steps < max_steps:
+        steps += 1
+        before = table.state
+        if G.can_deal(table.state):
+            deck, key = seeded_deck(DECK_52, seed, G.deal_number(table.state) + 1)
+            new = G.decide(table.state, StartDeal(deck=deck, shuffle=key))
+        else:
+            seat = G.to_act(table.state)[0]
+            legal = G.legal_commands(table.state, seat)
+            new = G.decide(table.state, bots[seat].choose(G, table.state, seat, legal, rng))
+        for e in new:
+            table.state = G.evolve(table.state, e)
+        table.events.extend(new)
+        if check is not None:
+            check(table, before, table.state, new)
+    return table

@@ -1,0 +1,49 @@
+"""Svoi Kozyri matches simulated into the store on every backend: the stored
+stream re-folds to the live state and every match finishes."""
+
+from __future__ import annotations
+
+import random
+
+from kartludo.app.matches import MatchService, fold_records, stream_of
+from kartludo.app.simulate import play_match, simulate
+from kartludo.engine.svoi_kozyri import SVOI_KOZYRI
+from kartludo.engine.svoi_kozyri.bots import HeuristicBot
+from kartludo.events.match import DealStarted, MatchCreated
+from kartludo.events.svoi_kozyri import DealEnded, MatchEnded
+
+
+def check_match(svc, store, mid):
+    live = svc.load(mid, refresh=False)
+    records = store.read_stream(stream_of(mid))
+    assert fold_records(mid, records).state == live.state
+    assert live.status == "finished"
+    events = [r.event for r in records]
+    created = events[0]
+    assert isinstance(created, MatchCreated) and created.game == "svoi-kozyri"
+    deals = created.options["deals"]
+    ended = [e for e in events if isinstance(e, DealEnded)]
+    assert len(ended) == deals == len([e for e in events if isinstance(e, DealStarted)])
+    assert isinstance(events[-1], MatchEnded) and events[-1].deals == deals
+    result = SVOI_KOZYRI.result(live.state)
+    assert result.scores == events[-1].losses and result.higher_is_better is False
+    return live
+
+
+def test_simulated_matches_refold_and_finish(store):
+    svc = MatchService(store)
+    summary = simulate(svc, ["svoi-kozyri"], 2, seed=11)
+    assert summary.matches == 2 and summary.finished == 2 and summary.deals == 16
+    for mid in summary.match_ids:
+        check_match(svc, store, mid)
+
+
+def test_every_table_size_with_options(store):
+    svc = MatchService(store)
+    rng = random.Random(5)
+    for players, trumps in ((["ann", "bob"], "C,D"), (["ann", "bob", "cy"], "D,S,H"),
+                            (["ann", "bob", "cy", "dan"], "C,H,S,D")):
+        mid, deals, _ = play_match(svc, "svoi-kozyri", players, [HeuristicBot()], rng,
+                                   options={"trumps": trumps, "deals": "2"})
+        live = check_match(svc, store, mid)
+        assert deals == 2 and "".join(live.state.trumps) == trumps.replace(",", "")

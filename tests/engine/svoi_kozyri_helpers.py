@@ -1,0 +1,183 @@
+"""Scripted Svoi Kozyri tables for tests: explicit decks, commands by CLI verb."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from kartludo.engine.base import Command, IllegalCommand, StartDeal, fold, seeded_deck
+from kartludo.engine.french import DECK_36
+from kartludo.engine.svoi_kozyri import SVOI_KOZYRI, SkState
+from kartludo.engine.svoi_kozyri.rules import first_dealer
+from kartludo.events.base import Event
+from kartludo.events.match import MatchCreated
+from kartludo.events.svoi_kozyri import DealEnded
+
+NAMES = ["ann", "bob", "cy", "dan"]
+G = SVOI_KOZYRI
+
+
+def build_deck(n: int, dealer: int, hands: dict[int, list[str]]) -> tuple[str, ...]:
+    """A 36-card deck (top first) dealing ``hands`` (seat -> up to 36/n cards) when
+    ``dealer`` deals to ``n`` players; other places get the unused cards in the
+    canonical order."""
+    deck: list[str | None] = [None] * 36
+    pool = set(DECK_36)
+    for seat, cards in hands.items():
+        slots = [i for i in range(36) if (dealer + 1 + i) % n == seat]
+        assert len(cards) <= len(slots), f"seat {seat} gets only {len(slots)} cards"
+        for i, card in zip(slots, cards):
+            assert card in pool, f"{card} used twice or not a card"
+            pool.remove(card)
+            deck[i] = card
+    rest = iter(c for c in DECK_36 if c in pool)
+    return tuple(c if c is not None else next(rest) for c in deck)
+
+
+# A three-player deal (cy deals; ann spades, bob hearts, cy diamonds, clubs nobody's)
+# in which everybody beats with the own trump and ann runs out by beating with her
+# last card: ``last_card_beat_deal`` plays it up to that beat (ann's TS).
+ANN3 = ["6S", "7S", "8S", "9S", "TS", "6C", "7C", "8C", "9C", "TC", "6H", "6D"]
+BOB3 = ["7H", "8H", "9H", "TH", "JH", "JC", "QC", "KC", "AC", "JS", "QS", "KS"]
+CY3 = ["7D", "8D", "9D", "TD", "JD", "QD", "KD", "AD", "AS", "QH", "KH", "AH"]
+ROUNDS3 = [  # bob beats, adds; cy beats, adds; ann beats, adds
+    ("6H", "JC", "6D", "QH", "6S", "7C"),
+    ("7H", "QC", "7D", "KH", "7S", "8C"),
+    ("8H", "KC", "8D", "AH", "8S", "9C"),
+    ("9H", "AC", "9D", "QD", "9S", "TC"),
+]
+
+
+def last_card_beat_deal() -> tuple[Table, list[Event]]:
+    """The deal above, played up to (not including) ann's last-card beat with TS."""
+    t = Table(3, dealer=2, trumps=["S", "H", "D"])
+    dealt = t.deal({0: ANN3, 1: BOB3, 2: CY3})
+    t.act(0, "play", "6C")
+    for bob_beat, bob_extra, cy_beat, cy_extra, ann_beat, ann_extra in ROUNDS3:
+        t.play(1, bob_beat, bob_extra)
+        t.play(2, cy_beat, cy_extra)
+        t.play(0, ann_beat, ann_extra)
+    t.play(1, "TH", "JS")
+    t.play(2, "TD", "KD")
+    assert t.hand(0) == ["TS"]
+    return t, dealt
+
+
+def seed_for_dealer(n: int, dealer: int) -> int:
+    """A match seed whose first dealer (drawn from the seed) is ``dealer``."""
+    return next(s for s in range(1000) if first_dealer(s, n) == dealer)
+
+
+class Table:
+    """A match driven command by command; checks the fold after every step."""
+
+    def __init__(self, n: int = 4, *, dealer: int = 0, trumps: list[str] | None = None, deals: int = 8,
+                 seed: int | None = None) -> None:
+        self.created = MatchCreated(
+            game="svoi-kozyri",
+            ruleset=G.ruleset,
+            players=NAMES[:n],
+            seed=seed_for_dealer(n, dealer) if seed is None else seed,
+            options={"trumps": trumps or ["S", "H", "D", "C"], "deals": deals},
+        )
+        self.state: SkState = G.start(self.created)
+        self.events: list[Event] = []
+
+    @property
+    def n(self) -> int:
+        return len(self.created.players)
+
+    def apply(self, events: list[Event]) -> list[Event]:
+        for e in events:
+            self.state = G.evolve(self.state, e)
+        self.events.extend(events)
+        assert fold(G, self.created, self.events) == self.state
+        return events
+
+    def command(self, cmd: Command) -> list[Event]:
+        return self.apply(G.decide(self.state, cmd))
+
+    def deal(self, hands: dict[int, list[str]] | None = None) -> list[Event]:
+        deck = build_deck(self.n, G.next_dealer(self.state), hands or {})
+        return self.command(StartDeal(deck=deck))
+
+    def act(self, seat: int, verb: str, *args: str) -> list[Event]:
+        cmd = G.parse_command(seat, verb, list(args))
+        assert cmd in G.legal_commands(self.state, seat), f"{cmd.text()} not legal for seat {seat}"
+        return self.command(cmd)
+
+    def play(self, seat: int, *cards: str) -> list[Event]:
+        """One or more cards in a row by ``seat`` (a beat and its extra card)."""
+        out: list[Event] = []
+        for card in cards:
+            out += self.act(seat, "play", card)
+        return out
+
+    def refuse(self, seat: int, verb: str, *args: str) -> IllegalCommand:
+        cmd = G.parse_command(seat, verb, list(args))
+        assert cmd not in G.legal_commands(self.state, seat)
+        before = self.state
+        with pytest.raises(IllegalCommand) as info:
+            G.decide(self.state, cmd)
+        assert self.state is before
+        return info.value
+
+    def hand(self, seat: int) -> list[str]:
+        return list(self.state.hands[seat])
+
+    def view(self, viewer: Any = -1) -> dict[str, Any]:
+        return G.view(self.state, viewer)
+
+
+def play_match(
+    seed: int,
+    bots: list[Any],
+    *,
+    n: int,
+    max_deals: int = 3,
+    per_deal: int = 4000,
+    options: dict[str, Any] | None = None,
+    max_commands: int | None = None,
+    check=None,
+) -> tuple[Table, list[int]]:
+    """A bot match with the seeded shuffle. Returns the table and the number of
+    player commands each ended deal took; raises ``DealTooLong`` when a deal
+    exceeds ``per_deal`` commands. ``max_commands`` stops the whole match quietly
+    after that many player commands (for expensive per-command checks).
+    ``check(table, before, after, events)`` runs after every command."""
+    table = Table(n, seed=seed, deals=(options or {}).get("deals", 8), trumps=(options or {}).get("trumps"))
+    rng = random.Random(seed)
+    lengths: list[int] = []
+    count = total = 0
+    while not G.is_finished(table.state):
+        if max_commands is not None and total >= max_commands:
+            break
+        before = table.state
+        if G.can_deal(table.state):
+            if G.deal_number(table.state) >= max_deals:
+                break
+            deck, key = seeded_deck(DECK_36, seed, G.deal_number(table.state) + 1)
+            new = G.decide(table.state, StartDeal(deck=deck, shuffle=key))
+            count = 0
+        else:
+            count += 1
+            total += 1
+            if count > per_deal:
+                raise DealTooLong(f"seed {seed}, {n} players: deal {table.state.deal} passed {per_deal} commands")
+            seat = G.to_act(table.state)[0]
+            legal = G.legal_commands(table.state, seat)
+            new = G.decide(table.state, bots[seat].choose(G, table.state, seat, legal, rng))
+        for e in new:
+            table.state = G.evolve(table.state, e)
+            if isinstance(e, DealEnded):
+                lengths.append(count)
+        table.events.extend(new)
+        if check is not None:
+            check(table, before, table.state, new)
+    return table, lengths
+
+
+class DealTooLong(AssertionError):
+    """A deal went past the test's bound on player commands (reported, never hidden)."""

@@ -129,6 +129,7 @@ class MatchService:
         if series is None:
             players = list(players or [])
             check_players(game, players)
+            game.check_setup(players, resolved)
             created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=seed,
                                    options=resolved)
             self.store.append(stream_of(match_id), [created], 0, command_id=command_id, actor=actor)
@@ -138,6 +139,7 @@ class MatchService:
         series = resolve_series(self.store, series)
         info = load_series(self.store, series)
         seats = check_can_add(info, game.name, list(players) if players else None, self.store.clock())
+        game.check_setup(seats, resolved)
         created = MatchCreated(game=game.name, ruleset=game.ruleset, players=seats, seed=seed, options=resolved,
                                series=series)
         added = SeriesMatchAdded(match_id=match_id, players=seats)

@@ -163,6 +163,10 @@ class Game(abc.ABC, Generic[S]):
     def seat_labels(self, n_players: int) -> tuple[str, ...]:
         """Seat names in seat order (e.g. Or, Su, Ok)."""
 
+    def check_setup(self, players: Sequence[str], options: dict[str, Any]) -> None:
+        """Refuse (``BadCommand``) options that do not fit these players; called when
+        a match is created, so a bad setup never reaches the store."""
+
     @abc.abstractmethod
     def start(self, created: MatchCreated) -> S:
         """The state right after ``MatchCreated``, before any deal."""

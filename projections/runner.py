@@ -97,16 +97,20 @@ _SELECT = (
 
 
 def checkpoint(conn: sa.Connection, name: str, *, lock: bool = False) -> int:
+    """The projection's position; with ``lock``, held until the transaction ends
+    (PostgreSQL row lock; SQLite's BEGIN IMMEDIATE already serialises writers)."""
     query = sa.select(checkpoints.c.position).where(checkpoints.c.name == name)
-    if lock and conn.dialect.name == "postgresql":
-        query = query.with_for_update()
     value = conn.execute(query).scalar()
     if value is None:
-        conn.execute(sa.insert(checkpoints).values(name=name, position=0))
-        if lock and conn.dialect.name == "postgresql":
-            conn.execute(query).scalar()
-        return 0
-    return int(value)
+        if conn.dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        # two runners may create the row at once: the second insert does nothing
+        conn.execute(insert(checkpoints).values(name=name, position=0).on_conflict_do_nothing())
+    if lock and conn.dialect.name == "postgresql":
+        query = query.with_for_update()
+    return int(conn.execute(query).scalar())
 
 
 def catch_up(

@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
 
 import pytest

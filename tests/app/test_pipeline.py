@@ -204,3 +204,9 @@ def test_three_processes_playing_one_deal_keep_it_consistent(svc, store, db_url)
     # every stored action re-applies: the fold is the live state of a fresh reader
     assert fold_records(mid, records).state == MatchService(store).load(mid).state
     assert game.deal_number(fold_records(mid, records).state) == 1
+
+
+def test_options_that_do_not_fit_the_players_are_refused_at_creation(svc, store):
+    with pytest.raises(BadCommand, match="trumps names 2 suits for 3 players"):
+        svc.create("svoi-kozyri", ["ann", "bob", "cy"], options={"trumps": "S,H"})
+    assert store.count_events() == 0

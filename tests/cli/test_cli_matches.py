@@ -86,4 +86,8 @@ def test_simulate_prints_one_summary_line(k):
 
 def test_demo_on_a_fresh_folder(k):
     out = k("demo", "--matches", "2")
-    assert "standings · uxinjo" in out and "replay · match" in out and "deal 1: " in out
+    from kartludo.engine.registry import game_names, get_game
+
+    for game in game_names():
+        assert f"standings · {get_game(game).title}" in out
+    assert "replay · match" in out and "deal 1" in out and "step " in out

@@ -259,6 +259,41 @@ class Bot(abc.ABC, Generic[S]):
     def choose(self, game: Game[S], state: S, seat: int, legal: list[Command], rng: random.Random) -> Command: ...
 
 
+def decide_with(
+    check: Callable[[S, Command], list[Event]],
+    evolve: Callable[[S, Event], S],
+    automatic: Callable[[S], list[Event]],
+    state: S,
+    command: Command,
+) -> list[Event]:
+    """A game's ``decide``: the action events ``check`` accepts, then whatever the
+    rules make happen by themselves, until nothing more does."""
+    events = check(state, command)
+    for event in events:
+        state = evolve(state, event)
+    while True:
+        more = automatic(state)
+        if not more:
+            return events
+        for event in more:
+            state = evolve(state, event)
+        events.extend(more)
+
+
+def accepted(check: Callable[[S, Command], Any], state: S, candidates: Iterable[Command]) -> list[Command]:
+    """The candidate commands ``check`` accepts, sorted: ``legal_commands`` runs the
+    same checker as ``decide``, so the two can never disagree."""
+    legal = []
+    for command in candidates:
+        try:
+            check(state, command)
+        except IllegalCommand:
+            continue
+        legal.append(command)
+    legal.sort()
+    return legal
+
+
 def fold(game: Game[S], created: MatchCreated, events: Iterable[Event]) -> S:
     state = game.start(created)
     evolve = game.evolve

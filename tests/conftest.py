@@ -71,6 +71,27 @@ def db_url(request, tmp_path):
 
 
 @pytest.fixture
+def k(db_url):
+    """Run a ``kartludo`` command line on the test database (schema upgraded):
+    ``k("state", m, "--json")`` returns the output and checks the exit code
+    (``code=1`` for a refusal) and that no traceback leaked."""
+    from click.testing import CliRunner
+
+    from kartludo.cli.main import cli
+
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", db_url, "db", "upgrade"]).exit_code == 0
+
+    def run(*args, code=0):
+        result = runner.invoke(cli, ["--db", db_url, *args])
+        assert result.exit_code == code, (args, result.output, result.exception)
+        assert "Traceback" not in result.output
+        return result.output
+
+    return run
+
+
+@pytest.fixture
 def store(db_url):
     from kartludo.store import EventStore
     from kartludo.store.database import create_engine, upgrade

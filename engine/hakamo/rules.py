@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from kartludo.engine.base import Command, IllegalCommand, StartDeal, check_deck, ranks_from_scores
+from kartludo.engine.base import accepted, decide_with, Command, IllegalCommand, StartDeal, check_deck, ranks_from_scores
 from kartludo.engine.hakamo import cards as hc
 from kartludo.engine.hakamo.state import (
     DEALS,
@@ -225,17 +225,7 @@ def counts(state: HkState) -> tuple[int, ...]:
 
 
 def decide(state: HkState, command: Command) -> list[Event]:
-    events = _check(state, command)
-    s = state
-    for e in events:
-        s = evolve(s, e)
-    while True:
-        more = automatic(s)
-        if not more:
-            return events
-        for e in more:
-            s = evolve(s, e)
-        events.extend(more)
+    return decide_with(_check, evolve, automatic, state, command)
 
 
 _PHASE_VERBS: dict[Phase, tuple[tuple[type, ...], str, str]] = {
@@ -438,15 +428,7 @@ def candidates(state: HkState, seat: int) -> list[Command]:
 def legal_commands(state: HkState, seat: int) -> list[Command]:
     if seat not in to_act(state):
         return []
-    legal = []
-    for cmd in candidates(state, seat):
-        try:
-            _check(state, cmd)
-        except IllegalCommand:
-            continue
-        legal.append(cmd)
-    legal.sort()
-    return legal
+    return accepted(_check, state, candidates(state, seat))
 
 
 # --- evolve ----------------------------------------------------------------------

@@ -12,6 +12,8 @@ from typing import Any
 
 import msgspec
 from kartludo.engine.base import (
+    accepted,
+    decide_with,
     Command,
     IllegalCommand,
     StartDeal,
@@ -209,17 +211,7 @@ def unused(state: LvState, seat: int) -> list[str]:
 
 
 def decide(state: LvState, command: Command) -> list[Event]:
-    events = _check(state, command)
-    s = state
-    for e in events:
-        s = evolve(s, e)
-    while True:
-        more = automatic(s)
-        if not more:
-            return events
-        for e in more:
-            s = evolve(s, e)
-        events.extend(more)
+    return decide_with(_check, evolve, automatic, state, command)
 
 
 def _check(state: LvState, cmd: Command) -> list[Event]:
@@ -431,15 +423,7 @@ def candidates(state: LvState, seat: int) -> list[Command]:
 def legal_commands(state: LvState, seat: int) -> list[Command]:
     if seat not in to_act(state):
         return []
-    legal = []
-    for cmd in candidates(state, seat):
-        try:
-            _check(state, cmd)
-        except IllegalCommand:
-            continue
-        legal.append(cmd)
-    legal.sort()
-    return legal
+    return accepted(_check, state, candidates(state, seat))
 
 
 # --- evolve ----------------------------------------------------------------------

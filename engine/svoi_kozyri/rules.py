@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from kartludo.engine.base import Command, IllegalCommand, StartDeal, check_deck, ranks_from_scores
+from kartludo.engine.base import accepted, decide_with, Command, IllegalCommand, StartDeal, check_deck, ranks_from_scores
 from kartludo.engine.french import SUIT_NAMES, sort_cards
 from kartludo.engine.svoi_kozyri.cards import (
     CARDS,
@@ -137,17 +137,7 @@ def to_act(state: SkState) -> list[int]:
 
 
 def decide(state: SkState, command: Command) -> list[Event]:
-    events = _check(state, command)
-    s = state
-    for e in events:
-        s = evolve(s, e)
-    while True:
-        more = automatic(s)
-        if not more:
-            return events
-        for e in more:
-            s = evolve(s, e)
-        events.extend(more)
+    return decide_with(_check, evolve, automatic, state, command)
 
 
 def _check(state: SkState, cmd: Command) -> list[Event]:
@@ -249,15 +239,7 @@ def candidates(state: SkState, seat: int) -> list[Command]:
 def legal_commands(state: SkState, seat: int) -> list[Command]:
     if state.phase not in PLAY_PHASES or seat != state.turn:
         return []
-    legal = []
-    for cmd in candidates(state, seat):
-        try:
-            _check(state, cmd)
-        except IllegalCommand:
-            continue
-        legal.append(cmd)
-    legal.sort()
-    return legal
+    return accepted(_check, state, candidates(state, seat))
 
 
 # --- evolve ----------------------------------------------------------------------

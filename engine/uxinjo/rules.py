@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from kartludo.engine.base import Command, IllegalCommand, StartDeal, check_deck
+from kartludo.engine.base import accepted, decide_with, Command, IllegalCommand, StartDeal, check_deck
 from kartludo.engine.jx import AJX, JX, JX_DECK, ORDER, PJX, is_card
 from kartludo.engine.uxinjo.hand import best_split
 from kartludo.engine.uxinjo.state import (
@@ -151,17 +151,7 @@ def to_act(state: UxState) -> list[int]:
 
 
 def decide(state: UxState, command: Command) -> list[Event]:
-    events = _check(state, command)
-    s = state
-    for e in events:
-        s = evolve(s, e)
-    while True:
-        more = automatic(s)
-        if not more:
-            return events
-        for e in more:
-            s = evolve(s, e)
-        events.extend(more)
+    return decide_with(_check, evolve, automatic, state, command)
 
 
 def _check(state: UxState, cmd: Command) -> list[Event]:
@@ -342,15 +332,7 @@ def legal_commands(state: UxState, seat: int) -> list[Command]:
         return []
     if seat not in to_act(state):
         return []
-    legal = []
-    for cmd in candidates(state, seat):
-        try:
-            _check(state, cmd)
-        except IllegalCommand:
-            continue
-        legal.append(cmd)
-    legal.sort()
-    return legal
+    return accepted(_check, state, candidates(state, seat))
 
 
 # --- evolve ----------------------------------------------------------------------

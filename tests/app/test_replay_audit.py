@@ -21,19 +21,6 @@ AUDIT_ID = "/uxinjo-d1-Or"
 
 
 @pytest.fixture
-def k(store, db_url):
-    runner = CliRunner()
-
-    def run(*args, code=0):
-        result = runner.invoke(cli, ["--db", db_url, *args])
-        assert result.exit_code == code, (args, result.output, result.exception)
-        assert "Traceback" not in result.output
-        return result.output
-
-    return run
-
-
-@pytest.fixture
 def fouled(store):
     return foul_then_void_win(MatchService(store))
 

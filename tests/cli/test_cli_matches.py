@@ -4,25 +4,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from click.testing import CliRunner
 
-from kartludo.cli.main import cli
 from kartludo.engine.jx import JX_DECK
-
-
-@pytest.fixture
-def k(db_url):
-    runner = CliRunner()
-    assert runner.invoke(cli, ["--db", db_url, "db", "upgrade"]).exit_code == 0
-
-    def run(*args, code=0):
-        result = runner.invoke(cli, ["--db", db_url, *args])
-        assert result.exit_code == code, (args, result.output, result.exception)
-        assert "Traceback" not in result.output
-        return result.output
-
-    return run
 
 
 def test_match_new_prints_only_the_id(k):

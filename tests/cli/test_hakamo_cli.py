@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from click.testing import CliRunner
 
-from kartludo.cli.main import cli
 
 #: Or (dealer) holds RX R9 R8 R7 R6 R4 R3 R2 PJ; Su G9…G1 AJ; Ok B9…B1 AJ;
 #: No GX BX RV GV BV R5 G5 B5 PJ; the Kasxetoj are R1 (upper) and C (lower)
@@ -15,20 +12,6 @@ DECK = (
     "G9 B9 GX RX G8 B8 BX R9 G7 B7 RV R8 G6 B6 GV R7 G4 B4 BV R6 G3 B3 R5 R4 G2 B2 G5 R3 G1 B1 B5 R2 "
     "AJ AJ PJ PJ R1 C"
 )
-
-
-@pytest.fixture
-def k(db_url):
-    runner = CliRunner()
-    assert runner.invoke(cli, ["--db", db_url, "db", "upgrade"]).exit_code == 0
-
-    def run(*args, code=0):
-        result = runner.invoke(cli, ["--db", db_url, *args])
-        assert result.exit_code == code, (args, result.output, result.exception)
-        assert "Traceback" not in result.output
-        return result.output
-
-    return run
 
 
 def test_a_hakamo_deal_through_the_cli(k):

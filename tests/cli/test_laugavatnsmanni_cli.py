@@ -4,27 +4,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from click.testing import CliRunner
-from kartludo.cli.main import cli
 from kartludo.engine.french import DECK_52
 
 DECK = " ".join(DECK_52)  # canonical order: bob gets cards 1-4, 13-16, …; the Manni is 5C 4C 3C 2C
 BOB_HAND = ["AS", "KS", "QS", "JS", "2S", "AH", "KH", "QH", "3H", "2H", "AD", "KD", "4D", "3D", "2D", "AC"]
-
-
-@pytest.fixture
-def k(db_url):
-    runner = CliRunner()
-    assert runner.invoke(cli, ["--db", db_url, "db", "upgrade"]).exit_code == 0
-
-    def run(*args, code=0):
-        result = runner.invoke(cli, ["--db", db_url, *args])
-        assert result.exit_code == code, (args, result.output, result.exception)
-        assert "Traceback" not in result.output
-        return result.output
-
-    return run
 
 
 def strings(value):

@@ -4,30 +4,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from click.testing import CliRunner
 
-from kartludo.cli.main import cli
 from kartludo.engine.french import DECK_36
 from kartludo.engine.svoi_kozyri.rules import first_dealer
 
 SEED = 3  # cy deals first at a three-player table
 ANN_HAND = ["AS", "JS", "8S", "AH", "JH", "8H", "6H", "AD", "JD", "8D", "AC", "JC", "8C"]
 BOB_HAND = ["KS", "TS", "7S", "6S", "KH", "TH", "7H", "KD", "TD", "7D", "KC", "TC", "7C"]
-
-
-@pytest.fixture
-def k(db_url):
-    runner = CliRunner()
-    assert runner.invoke(cli, ["--db", db_url, "db", "upgrade"]).exit_code == 0
-
-    def run(*args, code=0):
-        result = runner.invoke(cli, ["--db", db_url, *args])
-        assert result.exit_code == code, (args, result.output, result.exception)
-        assert "Traceback" not in result.output
-        return result.output
-
-    return run
 
 
 def new_match(k):

@@ -50,4 +50,5 @@ commands = Table(
     Column("command_id", String(200), primary_key=True),
     Column("first_version", Integer, nullable=False),
     Column("last_version", Integer, nullable=False),
+    sqlite_with_rowid=False,
 )

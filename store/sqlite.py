@@ -23,9 +23,10 @@ class SqliteDriver:
     def append(self, conn: Any, rows: list[tuple[Any, ...]], command: tuple[Any, ...]) -> int:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany(_INSERT, rows)
-            # rowids are max+1 under the write lock: the batch's positions end here
-            last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+            if len(rows) > 1:
+                conn.executemany(_INSERT, rows[:-1])
+            # rowids are max+1 under the write lock: the batch's positions end at the last row's
+            last = conn.execute(_INSERT, rows[-1]).lastrowid
             conn.execute(_INSERT_COMMAND, command)
             conn.execute("COMMIT")
         except BaseException:

@@ -38,6 +38,7 @@ def upgrade() -> None:
         sa.Column("command_id", sa.String(200), primary_key=True),
         sa.Column("first_version", sa.Integer, nullable=False),
         sa.Column("last_version", sa.Integer, nullable=False),
+        sqlite_with_rowid=False,  # one B-tree, keyed by (stream, command id)
     )
     if op.get_bind().dialect.name == "postgresql":
         # Global order must never skip an event that commits late. Every insert into

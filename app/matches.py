@@ -120,7 +120,13 @@ class MatchService:
         actor: str = "",
         command_id: str | None = None,
         match_id: str | None = None,
+        also: Any = None,
     ) -> str:
+        """Create a match and return its id.
+
+        ``also(match_id, seats)`` may return further ``(stream, events, expected
+        version)`` appends written in the same transaction (the service's seat tokens).
+        """
         game = get_game(game_name)
         resolved = parse_options(game, options or {})
         if seed is None:
@@ -132,7 +138,12 @@ class MatchService:
             game.check_setup(players, resolved)
             created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=seed,
                                    options=resolved)
-            self.store.append(stream_of(match_id), [created], 0, command_id=command_id, actor=actor)
+            extra = also(match_id, players) if also is not None else []
+            if extra:
+                self.store.append_together([(stream_of(match_id), [created], 0), *extra], command_id=command_id,
+                                           actor=actor)
+            else:
+                self.store.append(stream_of(match_id), [created], 0, command_id=command_id, actor=actor)
             return match_id
         from kartludo.app.series import SERIES_PREFIX, check_can_add, load_series, resolve_series
 
@@ -144,8 +155,9 @@ class MatchService:
                                series=series)
         added = SeriesMatchAdded(match_id=match_id, players=seats)
         # one transaction: the series' version orders its matches (and so the seat rotation)
+        extra = also(match_id, seats) if also is not None else []
         self.store.append_together(
-            [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0)],
+            [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0), *extra],
             command_id=command_id, actor=actor,
         )
         return match_id

@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "audit": ("kartludo.cli.audit", "audit", "Penalty rulings: list, show, appeal, decide, recheck."),
     "verify": ("kartludo.cli.integrity", "verify", "Check every stream's hash chain and re-fold every match."),
     "events": ("kartludo.cli.transfer", "events", "Export or import the event log as JSON Lines."),
+    "serve": ("kartludo.cli.serve", "serve", "Serve the match API over HTTP (Litestar on uvicorn)."),
+    "token": ("kartludo.cli.tokens", "token", "API bearer tokens: issue a TD token, revoke a token."),
 }
 
 

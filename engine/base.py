@@ -250,6 +250,39 @@ class Game(abc.ABC, Generic[S]):
         return {}
 
 
+_RULES_FUNCTIONS = ("start", "next_dealer", "decide", "evolve", "automatic", "legal_commands", "to_act", "can_deal")
+_VIEW_FUNCTIONS = ("view", "redact", "render", "describe")
+
+
+class ModuleGame(Game[S]):
+    """A game whose rules and views are modules of plain functions (every game here).
+
+    The contract's methods are bound straight to those functions (one call, no
+    forwarding frame on the fold's hot path) unless the class defines its own. The
+    state has a ``phase`` enum whose ``FINISHED`` value is ``"finished"`` and a
+    ``deal`` counter.
+    """
+
+    rules: ClassVar[Any]
+    views: ClassVar[Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for module, names in ((cls.rules, _RULES_FUNCTIONS), (cls.views, _VIEW_FUNCTIONS)):
+            for name in names:
+                if name not in cls.__dict__:
+                    setattr(cls, name, staticmethod(getattr(module, name)))
+
+    def phase(self, state: S) -> str:
+        return state.phase.value  # type: ignore[attr-defined]
+
+    def deal_number(self, state: S) -> int:
+        return state.deal  # type: ignore[attr-defined]
+
+    def is_finished(self, state: S) -> bool:
+        return state.phase.value == "finished"  # type: ignore[attr-defined]
+
+
 class Bot(abc.ABC, Generic[S]):
     """A player program. It must look only at what ``game.view(state, seat)`` shows."""
 

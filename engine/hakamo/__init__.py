@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from kartludo.engine.base import BadCommand, Bot, Command, Game, Result, StartDeal, Viewer, ranks_from_scores
-from kartludo.engine.hakamo import rules, view as _view
+from kartludo.engine.base import (
+    BadCommand,
+    Bot,
+    Command,
+    ModuleGame,
+    Result,
+    StartDeal,
+    ranks_from_scores,
+)
+from kartludo.engine.hakamo import rules
+from kartludo.engine.hakamo import view as _view
 from kartludo.engine.hakamo.rules import (
     COMMAND_TYPES,
     Bid,
@@ -21,8 +30,6 @@ from kartludo.engine.hakamo.rules import (
 )
 from kartludo.engine.hakamo.state import SEAT_LABELS, HkState, Phase
 from kartludo.engine.jx import JX_DECK, is_card
-from kartludo.events.base import Event
-from kartludo.events.match import MatchCreated
 
 _SIMPLE = {"pass": Pass, "keep": Keep, "exchange": Exchange, "solo": Solo, "recruit": Recruit, "resign": Resign}
 VERBS = (
@@ -47,7 +54,9 @@ def _laid(text: str) -> tuple[str, bool]:
     return _card(card, "lay"), side == "up"
 
 
-class Hakamo(Game[HkState]):
+class Hakamo(ModuleGame[HkState]):
+    rules = rules
+    views = _view
     name = "hakamo"
     title = "Hakamo"
     ruleset = "hakamo-1"
@@ -60,56 +69,11 @@ class Hakamo(Game[HkState]):
     def seat_labels(self, n_players: int) -> tuple[str, ...]:
         return SEAT_LABELS[:n_players]
 
-    def start(self, created: MatchCreated) -> HkState:
-        return rules.start(created)
-
-    def next_dealer(self, state: HkState) -> int:
-        return rules.next_dealer(state)
-
-    def decide(self, state: HkState, command: Command) -> list[Event]:
-        return rules.decide(state, command)
-
-    def evolve(self, state: HkState, event: Event) -> HkState:
-        return rules.evolve(state, event)
-
-    def automatic(self, state: HkState) -> list[Event]:
-        return rules.automatic(state)
-
-    def legal_commands(self, state: HkState, seat: int) -> list[Command]:
-        return rules.legal_commands(state, seat)
-
-    def to_act(self, state: HkState) -> list[int]:
-        return rules.to_act(state)
-
-    def phase(self, state: HkState) -> str:
-        return state.phase.value
-
-    def deal_number(self, state: HkState) -> int:
-        return state.deal
-
-    def is_finished(self, state: HkState) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def can_deal(self, state: HkState) -> bool:
-        return rules.can_deal(state)
-
     def result(self, state: HkState) -> Result | None:
         if state.phase is not Phase.FINISHED:
             return None
         scores = {state.players[i]: state.totals[i] for i in range(len(state.players))}
         return Result(scores=scores, ranks=ranks_from_scores(scores), higher_is_better=True)
-
-    def view(self, state: HkState, viewer: Viewer) -> dict[str, Any]:
-        return _view.view(state, viewer)
-
-    def redact(self, event: Event, viewer: Viewer) -> Event:
-        return _view.redact(event, viewer)
-
-    def render(self, state: HkState, viewer: Viewer) -> str:
-        return _view.render(state, viewer)
-
-    def describe(self, before: HkState, event: Event, viewer: Viewer) -> str:
-        return _view.describe(before, event, viewer)
 
     def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
         verb = verb.lower()

@@ -10,11 +10,10 @@ from kartludo.engine.base import (
     BadCommand,
     Bot,
     Command,
-    Game,
+    ModuleGame,
     Option,
     Result,
     StartDeal,
-    Viewer,
     ranks_from_scores,
 )
 from kartludo.engine.french import DECK_52, is_card, sort_cards
@@ -31,8 +30,6 @@ from kartludo.engine.laugavatnsmanni.rules import (
     Yield,
 )
 from kartludo.engine.laugavatnsmanni.state import CONTRACTS, SEAT_LABELS, LvState, Phase
-from kartludo.events.base import Event
-from kartludo.events.match import MatchCreated
 
 VERBS = "contract NAME, great NAME, pass, hold NAME, yield, exchange [CARD…], play CARD"
 
@@ -64,7 +61,9 @@ def _contract(verb: str, args: list[str]) -> str:
     return contract
 
 
-class Laugavatnsmanni(Game[LvState]):
+class Laugavatnsmanni(ModuleGame[LvState]):
+    rules = rules
+    views = _view
     name = "laugavatnsmanni"
     title = "Laugavatnsmanni"
     ruleset = "laugavatnsmanni-1"
@@ -91,56 +90,11 @@ class Laugavatnsmanni(Game[LvState]):
     def seat_labels(self, n_players: int) -> tuple[str, ...]:
         return SEAT_LABELS[:n_players]
 
-    def start(self, created: MatchCreated) -> LvState:
-        return rules.start(created)
-
-    def next_dealer(self, state: LvState) -> int:
-        return rules.next_dealer(state)
-
-    def decide(self, state: LvState, command: Command) -> list[Event]:
-        return rules.decide(state, command)
-
-    def evolve(self, state: LvState, event: Event) -> LvState:
-        return rules.evolve(state, event)
-
-    def automatic(self, state: LvState) -> list[Event]:
-        return rules.automatic(state)
-
-    def legal_commands(self, state: LvState, seat: int) -> list[Command]:
-        return rules.legal_commands(state, seat)
-
-    def to_act(self, state: LvState) -> list[int]:
-        return rules.to_act(state)
-
-    def phase(self, state: LvState) -> str:
-        return state.phase.value
-
-    def deal_number(self, state: LvState) -> int:
-        return state.deal
-
-    def is_finished(self, state: LvState) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def can_deal(self, state: LvState) -> bool:
-        return rules.can_deal(state)
-
     def result(self, state: LvState) -> Result | None:
         if state.phase is not Phase.FINISHED:
             return None
         scores = rules.totals_by_name(state)
         return Result(scores=scores, ranks=ranks_from_scores(scores), higher_is_better=True)
-
-    def view(self, state: LvState, viewer: Viewer) -> dict[str, Any]:
-        return _view.view(state, viewer)
-
-    def redact(self, event: Event, viewer: Viewer) -> Event:
-        return _view.redact(event, viewer)
-
-    def render(self, state: LvState, viewer: Viewer) -> str:
-        return _view.render(state, viewer)
-
-    def describe(self, before: LvState, event: Event, viewer: Viewer) -> str:
-        return _view.describe(before, event, viewer)
 
     def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
         verb = verb.lower()

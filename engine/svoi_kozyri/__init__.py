@@ -5,8 +5,19 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from kartludo.engine.base import BadCommand, Bot, Command, Game, Option, Result, StartDeal, Viewer, ranks_from_scores
-from kartludo.engine.svoi_kozyri import rules, view as _view
+from kartludo.engine.base import (
+    BadCommand,
+    Bot,
+    Command,
+    ModuleGame,
+    Option,
+    Result,
+    StartDeal,
+    Viewer,
+    ranks_from_scores,
+)
+from kartludo.engine.svoi_kozyri import rules
+from kartludo.engine.svoi_kozyri import view as _view
 from kartludo.engine.svoi_kozyri.cards import (
     CARDS,
     DECK,
@@ -20,7 +31,6 @@ from kartludo.engine.svoi_kozyri.cards import (
 from kartludo.engine.svoi_kozyri.rules import COMMAND_TYPES, DEFAULT_DEALS, Pickup, Play
 from kartludo.engine.svoi_kozyri.state import SEAT_LABELS, Phase, SkState
 from kartludo.events.base import Event
-from kartludo.events.match import MatchCreated
 
 _VERBS = "verbs: play CARD (e.g. play QH, play TH or play 10H), pickup"
 
@@ -35,7 +45,9 @@ def parse_card(text: str) -> str:
     return code
 
 
-class SvoiKozyri(Game[SkState]):
+class SvoiKozyri(ModuleGame[SkState]):
+    rules = rules
+    views = _view
     name = "svoi-kozyri"
     title = "Svoi Kozyri"
     ruleset = "svoi-kozyri-1"
@@ -70,39 +82,6 @@ class SvoiKozyri(Game[SkState]):
                 f"option trumps names {len(trumps)} suits for {len(players)} players: each player owns one"
             )
 
-    def start(self, created: MatchCreated) -> SkState:
-        return rules.start(created)
-
-    def next_dealer(self, state: SkState) -> int:
-        return rules.next_dealer(state)
-
-    def decide(self, state: SkState, command: Command) -> list[Event]:
-        return rules.decide(state, command)
-
-    def evolve(self, state: SkState, event: Event) -> SkState:
-        return rules.evolve(state, event)
-
-    def automatic(self, state: SkState) -> list[Event]:
-        return rules.automatic(state)
-
-    def legal_commands(self, state: SkState, seat: int) -> list[Command]:
-        return rules.legal_commands(state, seat)
-
-    def to_act(self, state: SkState) -> list[int]:
-        return rules.to_act(state)
-
-    def phase(self, state: SkState) -> str:
-        return state.phase.value
-
-    def deal_number(self, state: SkState) -> int:
-        return state.deal
-
-    def is_finished(self, state: SkState) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def can_deal(self, state: SkState) -> bool:
-        return rules.can_deal(state)
-
     def result(self, state: SkState) -> Result | None:
         if state.phase is not Phase.FINISHED:
             return None
@@ -116,17 +95,8 @@ class SvoiKozyri(Game[SkState]):
         scores = rules.losses_by_name(state)
         return Result(scores=scores, ranks=ranks_from_scores(scores, higher_is_better=False), higher_is_better=False)
 
-    def view(self, state: SkState, viewer: Viewer) -> dict[str, Any]:
-        return _view.view(state, viewer)
-
     def redact(self, event: Event, viewer: Viewer, n_players: int | None = None) -> Event:
         return _view.redact(event, viewer, n_players)
-
-    def render(self, state: SkState, viewer: Viewer) -> str:
-        return _view.render(state, viewer)
-
-    def describe(self, before: SkState, event: Event, viewer: Viewer) -> str:
-        return _view.describe(before, event, viewer)
 
     def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
         verb = verb.lower()

@@ -4,14 +4,30 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from kartludo.engine.base import BadCommand, Bot, Command, Game, Option, Result, Viewer, ranks_from_scores
+from kartludo.engine.base import (
+    BadCommand,
+    Bot,
+    Command,
+    ModuleGame,
+    Option,
+    Result,
+    ranks_from_scores,
+)
 from kartludo.engine.jx import JX_DECK, is_card
-from kartludo.engine.uxinjo import rules, view as _view
+from kartludo.engine.uxinjo import rules
+from kartludo.engine.uxinjo import view as _view
 from kartludo.engine.uxinjo.hand import HandScore, best_split
-from kartludo.engine.uxinjo.rules import COMMAND_TYPES, Discard, Draw, Eltiri, Levu, Munt, Pass, Take
+from kartludo.engine.uxinjo.rules import (
+    COMMAND_TYPES,
+    Discard,
+    Draw,
+    Eltiri,
+    Levu,
+    Munt,
+    Pass,
+    Take,
+)
 from kartludo.engine.uxinjo.state import SEAT_LABELS, Phase, UxState, match_points
-from kartludo.events.base import Event
-from kartludo.events.match import MatchCreated
 
 
 def _check_needed(value: Any) -> str | None:
@@ -21,7 +37,9 @@ def _check_needed(value: Any) -> str | None:
 _SIMPLE = {"draw": Draw, "take": Take, "munt": Munt, "pass": Pass, "levu": Levu}
 
 
-class Uxinjo(Game[UxState]):
+class Uxinjo(ModuleGame[UxState]):
+    rules = rules
+    views = _view
     name = "uxinjo"
     title = "Uxinjo"
     ruleset = "uxinjo-1"
@@ -41,39 +59,6 @@ class Uxinjo(Game[UxState]):
 
     def seat_labels(self, n_players: int) -> tuple[str, ...]:
         return SEAT_LABELS[:n_players]
-
-    def start(self, created: MatchCreated) -> UxState:
-        return rules.start(created)
-
-    def next_dealer(self, state: UxState) -> int:
-        return rules.next_dealer(state)
-
-    def decide(self, state: UxState, command: Command) -> list[Event]:
-        return rules.decide(state, command)
-
-    def evolve(self, state: UxState, event: Event) -> UxState:
-        return rules.evolve(state, event)
-
-    def automatic(self, state: UxState) -> list[Event]:
-        return rules.automatic(state)
-
-    def legal_commands(self, state: UxState, seat: int) -> list[Command]:
-        return rules.legal_commands(state, seat)
-
-    def to_act(self, state: UxState) -> list[int]:
-        return rules.to_act(state)
-
-    def phase(self, state: UxState) -> str:
-        return state.phase.value
-
-    def deal_number(self, state: UxState) -> int:
-        return state.deal
-
-    def is_finished(self, state: UxState) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def can_deal(self, state: UxState) -> bool:
-        return rules.can_deal(state)
 
     def result(self, state: UxState) -> Result | None:
         if state.phase is not Phase.FINISHED:
@@ -96,18 +81,6 @@ class Uxinjo(Game[UxState]):
         scores = {state.players[i]: mp[i] for i in range(3)}
         return Result(scores=scores, ranks=ranks_from_scores(scores), match_points=dict(scores),
                       fouls=rules.foul_counts(state))
-
-    def view(self, state: UxState, viewer: Viewer) -> dict[str, Any]:
-        return _view.view(state, viewer)
-
-    def redact(self, event: Event, viewer: Viewer) -> Event:
-        return _view.redact(event, viewer)
-
-    def render(self, state: UxState, viewer: Viewer) -> str:
-        return _view.render(state, viewer)
-
-    def describe(self, before: UxState, event: Event, viewer: Viewer) -> str:
-        return _view.describe(before, event, viewer)
 
     def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
         verb = verb.lower()

@@ -102,9 +102,10 @@ class Outcome(msgspec.Struct, frozen=True):
 class MatchService:
     """Create matches, start deals and apply players' commands, safely under concurrency."""
 
-    def __init__(self, store: EventStore, *, max_retries: int = 8) -> None:
+    def __init__(self, store: EventStore, *, max_retries: int = 8, cache_size: int = 1000) -> None:
         self.store = store
         self.max_retries = max_retries
+        self.cache_size = cache_size
         self._cache: dict[str, Match] = {}
         self._series_deadlines: dict[str, int] = {}
 
@@ -188,6 +189,8 @@ class MatchService:
             if not records:
                 raise UnknownMatch(f"no match {match_id!r}")
             match = fold_records(match_id, records)
+            if len(self._cache) >= self.cache_size:  # a long-running service: forget the oldest
+                del self._cache[next(iter(self._cache))]
             self._cache[match_id] = match
         elif refresh:
             self._catch_up(match)

@@ -22,6 +22,9 @@ from kartludo.store.schema import SCHEMA_REVISION
 DEFAULT_URL = "sqlite:///kartludo.db"
 #: how long a SQLite writer waits for the file lock before giving up
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+#: the store keeps one connection per thread (a service's worker threads included)
+POOL_SIZE = 32
+POOL_OVERFLOW = 32
 
 
 def normalise_url(url: str) -> sa.URL:
@@ -43,7 +46,7 @@ def create_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed)
     try:
-        engine = sa.create_engine(parsed, pool_pre_ping=False, pool_size=20, max_overflow=20)
+        engine = sa.create_engine(parsed, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
     except NoSuchModuleError as exc:  # pragma: no cover - psycopg is a dependency
         raise DatabaseUnavailable(str(exc)) from None
     return engine
@@ -55,7 +58,7 @@ def _sqlite_engine(url: sa.URL) -> Engine:
         folder = Path(database).expanduser().resolve().parent
         if not folder.is_dir():
             raise DatabaseUnavailable(f"cannot open {url.render_as_string()}: folder {folder} does not exist")
-    engine = sa.create_engine(url)
+    engine = sa.create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -1,0 +1,362 @@
+"""Service load benchmark: the HTTP match service against the same play in-process.
+
+On each backend (a temporary SQLite file; a temporary PostgreSQL database, skipped if
+unreachable), in one run:
+
+* HTTP: ``kartludo --db URL serve`` on a free loopback port (a subprocess, always
+  terminated), driven by N concurrent bot clients (asyncio + one ``httpx.AsyncClient``)
+  for a bounded time. Each client loops: create a match (TD token; rotating over the four
+  games, players named after the client), then ``GET state`` (TD): if nobody is to act it
+  deals (TD), else for a seat in ``to_act`` it does ``GET legal`` (seat token) and POSTs a
+  random legal command. A match is left after ``--max-deals`` deals or
+  ``--max-commands`` commands (random play can be long), and the next one is created.
+  Every POST command is timed; 2xx are accepted commands, 409s (refusals) and other
+  statuses are counted apart.
+* In-process baseline, on a fresh database of the same backend: the same loop with the
+  same N, as N threads sharing one ``EventStore`` with one ``MatchService`` per thread
+  (as the server does), calling ``create``/``load``/``deal``/``legal``/``act`` directly
+  (no HTTP, no seat tokens).
+
+Prints accepted commands/s, p50/p99 POST-command latency, in-process commands/s and the
+ratio HTTP / in-process (target >= 0.5 at 16 clients on PostgreSQL).
+
+    python bench/service.py [--clients 16] [--seconds 20] [--pg URL | --no-pg]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+
+GAMES = ("uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri")
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.refused = 0  # 409s / rule refusals / conflicts
+        self.other: Counter[str] = Counter()
+        self.latencies: list[float] = []  # seconds, every POST command
+        self.matches = 0
+        self.deals = 0
+        self.lock = threading.Lock()
+
+    def merge(self, o: "Stats") -> None:
+        with self.lock:
+            self.accepted += o.accepted
+            self.refused += o.refused
+            self.other.update(o.other)
+            self.latencies.extend(o.latencies)
+            self.matches += o.matches
+            self.deals += o.deals
+
+
+def seat_count(game: str) -> int:
+    from kartludo.engine.registry import get_game
+
+    return get_game(game).player_counts[0]
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+# --- HTTP -------------------------------------------------------------------------------
+async def http_client(i: int, http, td: dict[str, str], deadline: float, stats: Stats, args) -> None:
+    import httpx
+
+    rng = random.Random(f"http:{i}")
+    k = i
+    while time.perf_counter() < deadline:
+        game = GAMES[k % len(GAMES)]
+        k += 1
+        players = [f"c{i}p{j}" for j in range(seat_count(game))]
+        try:
+            r = await http.post("/matches", json={"game": game, "players": players, "seed": rng.getrandbits(32)},
+                                headers=td)
+            if r.status_code >= 300:
+                stats.other[f"create {r.status_code}"] += 1
+                continue
+            body = r.json()
+            mid, tokens = body["match"], body["tokens"]
+            seat_h = {p: {"Authorization": f"Bearer {t}"} for p, t in tokens.items()}
+            stats.matches += 1
+            deals = commands = 0
+            while time.perf_counter() < deadline and commands < args.max_commands:
+                r = await http.get(f"/matches/{mid}/state", headers=td)
+                if r.status_code != 200:
+                    stats.other[f"state {r.status_code}"] += 1
+                    break
+                st = r.json()
+                if st["status"] != "in_progress":
+                    break
+                if not st["to_act"]:
+                    if deals >= args.max_deals:
+                        break
+                    r = await http.post(f"/matches/{mid}/deals", headers=td)
+                    if r.status_code >= 300:
+                        stats.other[f"deal {r.status_code}"] += 1
+                        break
+                    deals += 1
+                    stats.deals += 1
+                    continue
+                player = rng.choice(st["to_act"])
+                r = await http.get(f"/matches/{mid}/legal", headers=seat_h[player])
+                if r.status_code != 200 or not r.json():
+                    stats.other[f"legal {r.status_code}"] += 1
+                    break
+                verb, *words = rng.choice(r.json()).split()
+                t0 = time.perf_counter()
+                r = await http.post(f"/matches/{mid}/commands", headers=seat_h[player],
+                                    json={"verb": verb, "args": words, "command_id": uuid.uuid4().hex})
+                stats.latencies.append(time.perf_counter() - t0)
+                commands += 1
+                if r.status_code < 300:
+                    stats.accepted += 1
+                elif r.status_code == 409:
+                    stats.refused += 1
+                else:
+                    stats.other[f"command {r.status_code}"] += 1
+        except httpx.HTTPError as exc:
+            stats.other[f"http {type(exc).__name__}"] += 1
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
+    import httpx
+
+    from kartludo.app.tokens import issue
+    from kartludo.store import EventStore
+    from kartludo.store.database import create_engine, upgrade
+
+    upgrade(create_engine(url))
+    store = EventStore.open(url)
+    secret = issue(store, "td", label="bench")
+    store.close()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kartludo.cli.main", "--db", url, "serve", "--host", "127.0.0.1",
+             "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+        try:
+            up_by = time.monotonic() + 30
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"server exited with {proc.returncode}; see {log_path}")
+                try:
+                    httpx.get(f"{base}/matches/none/state", timeout=1)
+                    break
+                except httpx.HTTPError:
+                    if time.monotonic() > up_by:
+                        raise RuntimeError(f"server not answering on {base}; see {log_path}") from None
+                    time.sleep(0.1)
+            stats = Stats()
+
+            async def run() -> float:
+                limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
+                async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as http:
+                    td = {"Authorization": f"Bearer {secret}"}
+                    t0 = time.perf_counter()
+                    deadline = t0 + args.seconds
+                    await asyncio.gather(*(http_client(i, http, td, deadline, stats, args) for i in range(args.clients)))
+                    return time.perf_counter() - t0
+
+            elapsed = asyncio.run(run())
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    if any(key.split()[-1].startswith("5") for key in stats.other):  # show the server's tracebacks
+        lines = open(log_path, encoding="utf-8", errors="replace").read().splitlines()
+        tb = [ln for ln in lines if not ln.startswith("INFO:")]
+        sys.stderr.write("server log (non-INFO lines, last 80):\n" + "\n".join(tb[-80:]) + "\n")
+    return stats, elapsed
+
+
+# --- in-process -------------------------------------------------------------------------
+def inproc_worker(i: int, store, deadline: float, stats: Stats, args) -> None:
+    from kartludo.app.errors import AppError
+    from kartludo.app.matches import MatchService
+    from kartludo.engine.base import BadCommand, IllegalCommand
+    from kartludo.store.errors import ConcurrencyConflict, StoreError
+
+    svc = MatchService(store)
+    local = Stats()
+    rng = random.Random(f"inproc:{i}")
+    k = i
+    try:
+        while time.perf_counter() < deadline:
+            game_name = GAMES[k % len(GAMES)]
+            k += 1
+            players = [f"c{i}p{j}" for j in range(seat_count(game_name))]
+            mid = svc.create(game_name, players, seed=rng.getrandbits(32), actor="bench")
+            local.matches += 1
+            deals = commands = 0
+            while time.perf_counter() < deadline and commands < args.max_commands:
+                match = svc.load(mid)
+                game = match.game
+                if match.status != "in_progress":
+                    break
+                seats = game.to_act(match.state)
+                if not seats:
+                    if deals >= args.max_deals:
+                        break
+                    svc.deal(mid, actor="bench")
+                    deals += 1
+                    local.deals += 1
+                    continue
+                player = match.players[rng.choice(seats)]
+                legal = [c.text() for c in svc.legal(match, player)]
+                if not legal:
+                    local.other["no legal"] += 1
+                    break
+                verb, *words = rng.choice(legal).split()
+                t0 = time.perf_counter()
+                try:
+                    svc.act(mid, player, verb, words, command_id=uuid.uuid4().hex)
+                    local.accepted += 1
+                except (IllegalCommand, AppError, ConcurrencyConflict):
+                    local.refused += 1
+                except (BadCommand, StoreError) as exc:
+                    local.other[type(exc).__name__] += 1
+                local.latencies.append(time.perf_counter() - t0)
+                commands += 1
+    finally:
+        stats.merge(local)
+
+
+def bench_inproc(url: str, args) -> tuple[Stats, float]:
+    from kartludo.store import EventStore
+    from kartludo.store.database import create_engine, upgrade
+
+    engine = create_engine(url)
+    upgrade(engine)
+    store = EventStore(engine)
+    stats = Stats()
+    errors: list[BaseException] = []
+
+    def target(i: int, deadline: float) -> None:
+        try:
+            inproc_worker(i, store, deadline, stats, args)
+        except BaseException as exc:  # noqa: BLE001 - report, do not hang the benchmark
+            errors.append(exc)
+
+    try:
+        t0 = time.perf_counter()
+        deadline = t0 + args.seconds
+        threads = [threading.Thread(target=target, args=(i, deadline)) for i in range(args.clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+    finally:
+        store.close()
+    for exc in errors:
+        stats.other[f"thread crashed: {type(exc).__name__}: {exc}"] += 1
+    return stats, elapsed
+
+
+# --- report -----------------------------------------------------------------------------
+def report(backend: str, h: Stats, h_s: float, p: Stats, p_s: float) -> None:
+    h_rate, p_rate = h.accepted / h_s, p.accepted / p_s
+    ratio = h_rate / p_rate if p_rate else float("nan")
+    print(f"{backend:10} http      {h_rate:8,.0f} commands/s  p50 {pct(h.latencies, 50) * 1e3:6.1f} ms  "
+          f"p99 {pct(h.latencies, 99) * 1e3:6.1f} ms  ({h.accepted} accepted, {h.refused} refused (409), "
+          f"{h.matches} matches, {h.deals} deals in {h_s:.1f} s)")
+    if h.other:
+        print(f"{backend:10} http      other: {dict(h.other)}")
+    print(f"{backend:10} in-process {p_rate:7,.0f} commands/s  p50 {pct(p.latencies, 50) * 1e3:6.1f} ms  "
+          f"p99 {pct(p.latencies, 99) * 1e3:6.1f} ms  ({p.accepted} accepted, {p.refused} refused, "
+          f"{p.matches} matches, {p.deals} deals in {p_s:.1f} s)")
+    if p.other:
+        print(f"{backend:10} in-process other: {dict(p.other)}")
+    print(f"{backend:10} ratio http / in-process {ratio:5.2f}")
+
+
+def pg_database(base_url: str, name: str) -> str:
+    import psycopg
+
+    admin = psycopg.connect(base_url, autocommit=True, connect_timeout=5)
+    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    admin.execute(f"CREATE DATABASE {name}")
+    admin.close()
+    return base_url.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_pg(base_url: str, name: str) -> None:
+    import psycopg
+
+    admin = psycopg.connect(base_url, autocommit=True, connect_timeout=5)
+    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    admin.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--max-deals", type=int, default=3, help="leave a match after this many deals")
+    ap.add_argument("--max-commands", type=int, default=2000, help="leave a match after this many commands")
+    ap.add_argument("--pg", default=os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test"))
+    ap.add_argument("--no-pg", action="store_true")
+    args = ap.parse_args()
+    print(f"{args.clients} clients, {args.seconds:g} s per run; in-process baseline: {args.clients} threads")
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "serve-sqlite.log")
+        try:
+            h = bench_http(f"sqlite:///{os.path.join(tmp, 'http.db')}", args, log)
+        except Exception:
+            if os.path.exists(log):
+                sys.stderr.write(open(log, encoding="utf-8", errors="replace").read()[-4000:])
+            raise
+        p = bench_inproc(f"sqlite:///{os.path.join(tmp, 'inproc.db')}", args)
+        report("sqlite", *h, *p)
+        if args.no_pg:
+            return
+        names = (f"kartludo_bench_svc_h{os.getpid()}", f"kartludo_bench_svc_p{os.getpid()}")
+        try:
+            h_url = pg_database(args.pg, names[0])
+        except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
+            print(f"postgresql skipped: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+            return
+        log = os.path.join(tmp, "serve-pg.log")
+        try:
+            p_url = pg_database(args.pg, names[1])
+            try:
+                h = bench_http(h_url, args, log)
+            except Exception:
+                if os.path.exists(log):
+                    sys.stderr.write(open(log, encoding="utf-8", errors="replace").read()[-4000:])
+                raise
+            p = bench_inproc(p_url, args)
+            report("postgresql", *h, *p)
+        finally:
+            for n in names:
+                drop_pg(args.pg, n)
+
+
+if __name__ == "__main__":
+    main()

@@ -86,6 +86,18 @@ def chain_hash(
     return _sha256(prev_hash + header + payload).digest()
 
 
+_TYPE_META: dict[type, tuple[str, int, bytes]] = {}
+
+
+def _type_meta(cls: type) -> tuple[str, int, bytes]:
+    """(tag, schema version, their msgpack encoding) of an event type, computed once."""
+    meta = _TYPE_META.get(cls)
+    if meta is None:
+        tag, schema = cls.__struct_config__.tag, cls.schema  # type: ignore[attr-defined]
+        meta = _TYPE_META[cls] = (tag, schema, _canonical.encode(tag) + _canonical.encode(schema))
+    return meta
+
+
 def now_us() -> int:
     return time.time_ns() // 1000
 
@@ -194,17 +206,18 @@ class EventStore:
         prev = self._prev_hash(stream_id, expected_version)
         rows = []
         version = expected_version
-        header = _canonical.encode
+        encode = _canonical.encode
         encode_event = _event_encoder.encode
+        # The hashed header is the msgpack array [stream, version, type, schema,
+        # recorded_at, actor, command id]: its constant parts are encoded once per batch.
+        head = b"\x97" + encode(stream_id)
+        tail = encode(recorded_at) + encode(actor) + encode(command_id)
         for event in events:
             version += 1
-            cls = type(event)
-            tag = cls.__struct_config__.tag
+            tag, schema, type_part = _type_meta(type(event))
             payload = encode_event(event)
-            digest = _sha256(
-                prev + header((stream_id, version, tag, cls.schema, recorded_at, actor, command_id)) + payload
-            ).digest()
-            rows.append((stream_id, version, tag, cls.schema, payload, recorded_at, actor, command_id, prev, digest))
+            digest = _sha256(prev + head + encode(version) + type_part + tail + payload).digest()
+            rows.append((stream_id, version, tag, schema, payload, recorded_at, actor, command_id, prev, digest))
             prev = digest
         return rows, prev
 

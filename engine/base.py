@@ -16,7 +16,7 @@ from typing import Any, Callable, ClassVar, Generic, Iterable, Sequence, TypeVar
 import msgspec
 
 from kartludo.events.base import Event
-from kartludo.events.match import DealStarted, MatchCreated
+from kartludo.events.match import MatchCreated
 
 S = TypeVar("S")
 
@@ -356,10 +356,3 @@ def parse_options(game: Game[Any], given: dict[str, str]) -> dict[str, Any]:
                 raise BadCommand(f"option {key}={value!r}: {problem}")
         out[key] = value
     return out
-
-
-def first_deal_event(events: Iterable[Event], deal: int) -> DealStarted | None:
-    for event in events:
-        if isinstance(event, DealStarted) and event.deal == deal:
-            return event
-    return None

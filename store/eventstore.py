@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Sequence
 import msgspec
 from sqlalchemy.engine import Engine
 
-from kartludo.events.base import CURRENT, Event, UndecodableEvent, UnknownEventType, decode, event_type
+from kartludo.events.base import CURRENT, Event, UndecodableEvent, UnknownEventType, decode
 from kartludo.store.database import create_engine, describe_url, ensure_ready, first_line
 from kartludo.store.errors import ConcurrencyConflict, DatabaseUnavailable, StoreBusy, StoreError
 
@@ -409,7 +409,3 @@ class EventStore:
     def _query_one(self, sql: str, **params: Any) -> Sequence[Any] | None:
         rows = self._query(sql, **params)
         return rows[0] if rows else None
-
-
-def check_type(tag: str) -> type[Event]:
-    return event_type(tag)

@@ -1,8 +1,10 @@
-"""API bearer tokens as events (stream ``tokens``): issue, revoke, resolve.
+"""API bearer tokens as events: issue, revoke, resolve.
 
-Only the SHA-256 hash of a token is stored; the secret is shown once when issued.
-A ``TokenIndex`` keeps the live tokens in memory, rebuilt from the stream whenever
-its version moved (one cheap ``stream_version`` query per lookup).
+TD tokens and every revocation live in the stream ``tokens``; a match's seat tokens
+in ``tokens-<match>``, written in the same transaction as the match (so creating
+matches never contends on one stream). Only the SHA-256 hash of a token is stored;
+the secret is shown once when issued. A ``TokenIndex`` keeps the live tokens in
+memory and follows the global order for token events (one indexed query per lookup).
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from kartludo.store import ConcurrencyConflict, EventStore
 
 TOKENS_STREAM = "tokens"
 ROLES = ("td", "seat")
+
+
+def seat_tokens_stream(match_id: str) -> str:
+    return f"{TOKENS_STREAM}-{match_id}"
 
 
 class Principal(msgspec.Struct, frozen=True):
@@ -83,21 +89,25 @@ def token_events(specs: Sequence[tuple[str, str | None, int | None, str]]) -> tu
 
 
 class TokenIndex:
-    """Live tokens by hash, refreshed when the ``tokens`` stream moved."""
+    """Live tokens by hash, following the global order for token events."""
+
+    _SQL = (
+        "SELECT position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, "
+        "prev_hash, hash FROM events WHERE position > :p AND type IN ('token.issued', 'token.revoked') "
+        "ORDER BY position"
+    )
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self._lock = threading.Lock()
-        self._version = 0
+        self._position = 0
         self._live: dict[str, Principal] = {}
         self._revoked: set[str] = set()
 
     def refresh(self) -> None:
-        version = self.store.stream_version(TOKENS_STREAM)
         with self._lock:
-            if version == self._version:
-                return
-            for rec in self.store.read_stream(TOKENS_STREAM, from_version=self._version + 1):
+            rows = self.store._query(self._SQL, p=self._position)
+            for rec in self.store.records_from_rows(rows):
                 event = rec.event
                 if isinstance(event, TokenIssued):
                     if event.token_hash not in self._revoked:
@@ -106,7 +116,7 @@ class TokenIndex:
                 elif isinstance(event, TokenRevoked):
                     self._revoked.add(event.token_hash)
                     self._live.pop(event.token_hash, None)
-                self._version = max(self._version, rec.version)
+                self._position = rec.position
 
     def resolve(self, secret: str) -> Principal | None:
         """The principal of a bearer token, or None (unknown or revoked)."""

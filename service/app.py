@@ -26,7 +26,7 @@ from litestar.response.sse import ServerSentEventMessage
 
 from kartludo.app.errors import AmbiguousMatch, AppError, TooMuchContention, UnknownMatch, UnknownPlayer
 from kartludo.app.matches import Match, MatchService, Outcome, fold_records, list_matches
-from kartludo.app.tokens import TOKENS_STREAM, Principal, TokenIndex, token_events
+from kartludo.app.tokens import Principal, TokenIndex, seat_tokens_stream, token_events
 from kartludo.engine.base import ALL, BadCommand, Game, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
 from kartludo.events.match import DealStarted
@@ -178,21 +178,13 @@ def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch])
     issued: dict[str, list[str]] = {}
 
     def seat_tokens(match_id: str, seats: list[str]) -> list[tuple[str, list[Any], int]]:
-        # the match and its seat tokens are written in one transaction
+        # the match and its seat tokens (in the match's own tokens stream) in one transaction
         secrets, events = token_events([("seat", match_id, i, p) for i, p in enumerate(seats)])
         issued["secrets"] = secrets
-        return [(TOKENS_STREAM, events, sv.store.stream_version(TOKENS_STREAM))]
+        return [(seat_tokens_stream(match_id), events, 0)]
 
-    for _attempt in range(8):
-        try:
-            match_id = svc.create(data.game, data.players, seed=data.seed, options=data.options,
-                                  series=data.series, actor=td.label or "td", also=seat_tokens)
-            break
-        except ConcurrencyConflict as exc:
-            if exc.stream != TOKENS_STREAM:
-                raise
-    else:
-        raise TooMuchContention("the tokens stream kept moving; try again")
+    match_id = svc.create(data.game, data.players, seed=data.seed, options=data.options, series=data.series,
+                          actor=td.label or "td", also=seat_tokens)
     players = svc.load(match_id).players
     sv.live.notify()
     return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])))

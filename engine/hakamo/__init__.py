@@ -10,7 +10,6 @@ from kartludo.engine.base import (
     Command,
     ModuleGame,
     Result,
-    StartDeal,
     ranks_from_scores,
 )
 from kartludo.engine.hakamo import rules
@@ -109,12 +108,6 @@ class Hakamo(ModuleGame[HkState]):
             if len(args) != 1:
                 raise BadCommand("play takes one card, e.g. play B7")
             return Play(seat=seat, card=_card(args[0], "play"))
-        if verb == "deal":
-            cards = [a.upper() for a in args]
-            bad = [a for a in cards if not is_card(a)]
-            if bad:
-                raise BadCommand(f"not Jx cards: {' '.join(bad)}")
-            return StartDeal(deck=tuple(cards))
         raise BadCommand(f"unknown Hakamo verb {verb!r} (verbs: {VERBS})")
 
     def bots(self) -> dict[str, Bot[HkState]]:

@@ -13,7 +13,6 @@ from kartludo.engine.base import (
     ModuleGame,
     Option,
     Result,
-    StartDeal,
     ranks_from_scores,
 )
 from kartludo.engine.french import DECK_52, is_card, sort_cards
@@ -118,8 +117,6 @@ class Laugavatnsmanni(ModuleGame[LvState]):
             if len(args) != 1:
                 raise BadCommand("play takes one card, e.g. play AS")
             return Play(seat=seat, card=_card(args[0]))
-        if verb == "deal":
-            return StartDeal(deck=tuple(_card(a) for a in args))
         raise BadCommand(f"unknown Laugavatnsmanni verb {verb!r} (verbs: {VERBS})")
 
     def bots(self) -> dict[str, Bot[LvState]]:

@@ -12,7 +12,6 @@ from kartludo.engine.base import (
     ModuleGame,
     Option,
     Result,
-    StartDeal,
     Viewer,
     ranks_from_scores,
 )
@@ -109,8 +108,6 @@ class SvoiKozyri(ModuleGame[SkState]):
             if len(args) != 1:
                 raise BadCommand("play takes one card, e.g. play QH")
             return Play(seat=seat, card=parse_card(args[0]))
-        if verb == "deal":
-            return StartDeal(deck=tuple(parse_card(a) for a in args))
         raise BadCommand(f"unknown Svoi Kozyri verb {verb!r} ({_VERBS})")
 
     def bots(self) -> dict[str, Bot[SkState]]:

@@ -7,7 +7,6 @@ import random
 import time
 
 import pytest
-
 from kartludo.app.errors import AmbiguousMatch, UnknownMatch, UnknownPlayer
 from kartludo.app.matches import MatchService, fold_records, stream_of
 from kartludo.app.simulate import simulate
@@ -210,3 +209,12 @@ def test_options_that_do_not_fit_the_players_are_refused_at_creation(svc, store)
     with pytest.raises(BadCommand, match="trumps names 2 suits for 3 players"):
         svc.create("svoi-kozyri", ["ann", "bob", "cy"], options={"trumps": "S,H"})
     assert store.count_events() == 0
+
+
+@pytest.mark.parametrize("game", ["uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"])
+def test_a_deal_is_not_a_players_verb(game):
+    """Deals start with `match deal` (seeded or entered deck), never through `act`."""
+    from kartludo.engine.registry import get_game
+
+    with pytest.raises(BadCommand, match="unknown"):
+        get_game(game).parse_command(0, "deal", ["R1"])

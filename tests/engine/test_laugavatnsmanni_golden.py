@@ -8,7 +8,7 @@ suit, round by round; the first seat of each round in the spec takes that trick.
 from __future__ import annotations
 
 import pytest
-from kartludo.engine.base import IllegalCommand
+from kartludo.engine.base import IllegalCommand, StartDeal
 from kartludo.engine.french import DECK_52
 from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI as G
 from kartludo.engine.laugavatnsmanni.rules import (
@@ -391,7 +391,7 @@ def test_match_ends_after_the_deal_reaching_ten_points():
     err = t.refuse(ANN, "contract", "nullo")
     assert "match is over" in err.message
     with pytest.raises(IllegalCommand, match="match is over"):
-        G.decide(t.state, G.parse_command(-1, "deal", list(DECK_52)))
+        G.decide(t.state, StartDeal(deck=DECK_52))
     assert t.view(None)["status"] == "finished" and t.view(None)["end"] == "target"
 
 

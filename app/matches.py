@@ -8,6 +8,7 @@ The CLI, the simulator and the HTTP service all drive matches through
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from typing import Any, Iterable, Sequence
@@ -123,8 +124,28 @@ class MatchService:
         match_id: str | None = None,
         also: Any = None,
     ) -> str:
-        """Create a match and return its id.
+        """Create a match and return its id (see ``create_once``)."""
+        return self.create_once(game_name, players, seed=seed, options=options, series=series, actor=actor,
+                                command_id=command_id, match_id=match_id, also=also)[0]
 
+    def create_once(
+        self,
+        game_name: str,
+        players: Sequence[str],
+        *,
+        seed: int | None = None,
+        options: dict[str, str] | None = None,
+        series: str | None = None,
+        actor: str = "",
+        command_id: str | None = None,
+        match_id: str | None = None,
+        also: Any = None,
+    ) -> tuple[str, bool]:
+        """Create a match; returns its id and whether ``command_id`` had already created it.
+
+        With a ``command_id`` the match id is derived from it, so a retried creation
+        lands on the same stream and the store applies it once (the retry returns the
+        first match, and the ``also`` appends are not written again).
         ``also(match_id, seats)`` may return further ``(stream, events, expected
         version)`` appends written in the same transaction (the service's seat tokens).
         """
@@ -132,7 +153,11 @@ class MatchService:
         resolved = parse_options(game, options or {})
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "big")
-        match_id = match_id or os.urandom(6).hex()
+        if match_id is None:
+            match_id = (hashlib.sha256(f"match:{command_id}".encode()).hexdigest()[:12] if command_id is not None
+                        else os.urandom(6).hex())
+        if command_id is not None and self.store.find_command(stream_of(match_id), command_id) is not None:
+            return match_id, True
         if series is None:
             players = list(players or [])
             check_players(game, players)
@@ -140,12 +165,14 @@ class MatchService:
             created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=seed,
                                    options=resolved)
             extra = also(match_id, players) if also is not None else []
-            if extra:
-                self.store.append_together([(stream_of(match_id), [created], 0), *extra], command_id=command_id,
-                                           actor=actor)
-            else:
-                self.store.append(stream_of(match_id), [created], 0, command_id=command_id, actor=actor)
-            return match_id
+            try:
+                appended = self.store.append_together([(stream_of(match_id), [created], 0), *extra],
+                                                      command_id=command_id, actor=actor)
+            except ConcurrencyConflict:
+                if command_id is None or self.store.find_command(stream_of(match_id), command_id) is None:
+                    raise
+                return match_id, True
+            return match_id, appended[0].duplicate
         from kartludo.app.series import SERIES_PREFIX, check_can_add, load_series, resolve_series
 
         series = resolve_series(self.store, series)
@@ -157,11 +184,16 @@ class MatchService:
         added = SeriesMatchAdded(match_id=match_id, players=seats)
         # one transaction: the series' version orders its matches (and so the seat rotation)
         extra = also(match_id, seats) if also is not None else []
-        self.store.append_together(
-            [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0), *extra],
-            command_id=command_id, actor=actor,
-        )
-        return match_id
+        try:
+            appended = self.store.append_together(
+                [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0), *extra],
+                command_id=command_id, actor=actor,
+            )
+        except ConcurrencyConflict:
+            if command_id is None or self.store.find_command(stream_of(match_id), command_id) is None:
+                raise
+            return match_id, True
+        return match_id, appended[0].duplicate
 
     # --- reading ---------------------------------------------------------------
     def resolve(self, prefix: str) -> str:
@@ -190,7 +222,10 @@ class MatchService:
                 raise UnknownMatch(f"no match {match_id!r}")
             match = fold_records(match_id, records)
             if len(self._cache) >= self.cache_size:  # a long-running service: forget the oldest
-                del self._cache[next(iter(self._cache))]
+                try:
+                    self._cache.pop(next(iter(self._cache)), None)
+                except (StopIteration, RuntimeError):  # another thread changed the cache meanwhile
+                    pass
             self._cache[match_id] = match
         elif refresh:
             self._catch_up(match)
@@ -293,21 +328,23 @@ class MatchService:
         writes nothing.
         """
         stream = stream_of(match_id)
-        if command_id is not None:
-            original = self.store.find_command(stream, command_id)
-            if original is not None:
-                return self._original(match_id, original)
         match = self.load(match_id, refresh=False)
         for _attempt in range(self.max_retries):
-            if match.closed and not raw:
-                raise AppError(f"match {match_id} was closed by its series deadline: it takes no more commands")
-            cmd = command(match) if callable(command) and not isinstance(command, Command) else command
             try:
+                if match.closed and not raw:
+                    raise AppError(f"match {match_id} was closed by its series deadline: it takes no more commands")
+                cmd = command(match) if callable(command) and not isinstance(command, Command) else command
                 events = list(cmd) if raw else self._closing(match, match.game.decide(match.state, cmd))
             except (IllegalCommand, AppError):
                 # The cached state may be stale (another process moved the match): re-check first.
                 if self._catch_up(match):
                     continue
+                # A retried command is refused by the state its first run left: answer
+                # with that first run. (An accepted retry is caught by the append itself:
+                # the command id is a key in the same transaction.)
+                original = self.store.find_command(stream, command_id) if command_id is not None else None
+                if original is not None:
+                    return self._original(match_id, original)
                 raise
             try:
                 appended = self.store.append(stream, events, match.version, command_id=command_id, actor=actor)

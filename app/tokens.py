@@ -105,9 +105,13 @@ class TokenIndex:
         self._revoked: set[str] = set()
 
     def refresh(self) -> None:
+        # The query runs outside the lock (concurrent requests must not queue on one
+        # another's round trip); merging skips what another thread already applied.
+        rows = self.store._query(self._SQL, p=self._position)
         with self._lock:
-            rows = self.store._query(self._SQL, p=self._position)
             for rec in self.store.records_from_rows(rows):
+                if rec.position <= self._position:
+                    continue
                 event = rec.event
                 if isinstance(event, TokenIssued):
                     if event.token_hash not in self._revoked:
@@ -136,6 +140,29 @@ class TokenIndex:
         if len(found) > 1:
             raise AmbiguousMatch(f"token hash prefix {token_or_prefix!r} is ambiguous")
         return found[0]
+
+
+def reissue_seat_tokens(store: EventStore, match_id: str, players: Sequence[str], *, actor: str = "",
+                        reason: str = "") -> list[str]:
+    """New seat tokens for every seat of a match, revoking its live ones, in one
+    transaction; returns the new secrets (seat order). A retried match creation uses
+    this: the first secrets were shown once and cannot be shown again."""
+    for _ in range(20):
+        index = TokenIndex(store)
+        index.refresh()
+        old = [p for p in index._live.values() if p.role == "seat" and p.match == match_id]
+        secrets_out, issued = token_events([("seat", match_id, i, name) for i, name in enumerate(players)])
+        revoked = [TokenRevoked(token_hash=p.token_hash, by=actor, reason=reason) for p in old]
+        seats = seat_tokens_stream(match_id)
+        batches = [(seats, issued, store.stream_version(seats))]
+        if revoked:
+            batches.append((TOKENS_STREAM, revoked, store.stream_version(TOKENS_STREAM)))
+        try:
+            store.append_together(batches, actor=actor)
+            return secrets_out
+        except ConcurrencyConflict:
+            continue
+    raise AppError("the tokens streams are too busy; try again")
 
 
 def revoke(store: EventStore, token_or_prefix: str, *, by: str = "", reason: str = "") -> Principal:

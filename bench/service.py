@@ -4,11 +4,14 @@ On each backend (a temporary SQLite file; a temporary PostgreSQL database, skipp
 unreachable), in one run:
 
 * HTTP: ``kartludo --db URL serve`` on a free loopback port (a subprocess, always
-  terminated), driven by N concurrent bot clients (asyncio + one ``httpx.AsyncClient``)
+  terminated), driven by N concurrent bot clients (asyncio + one ``aiohttp`` session:
+  the lighter client leaves more of the shared cores to the server)
   for a bounded time. Each client loops: create a match (TD token; rotating over the four
-  games, players named after the client), then ``GET state`` (TD): if nobody is to act it
-  deals (TD), else for a seat in ``to_act`` it does ``GET legal`` (seat token) and POSTs a
-  random legal command. A match is left after ``--max-deals`` deals or
+  games, players named after the client), and plays it as a table client would: every
+  response carries the match in the caller's view (``to_act``) and, for a seat, its legal
+  commands, so a seat that moves again POSTs at once; when another seat is to move the
+  client first asks that seat's ``GET state`` (seat token; it carries ``legal``); when
+  nobody is to act it deals (TD). A match is left after ``--max-deals`` deals or
   ``--max-commands`` commands (random play can be long), and the next one is created.
   Every POST command is timed; 2xx are accepted commands, 409s (refusals) and other
   statuses are counted apart.
@@ -76,7 +79,15 @@ def pct(values: list[float], p: float) -> float:
 
 # --- HTTP -------------------------------------------------------------------------------
 async def http_client(i: int, http, td: dict[str, str], deadline: float, stats: Stats, args) -> None:
-    import httpx
+    import aiohttp
+    import msgspec
+
+    async def call(method: str, url: str, headers: dict[str, str], body: object = None) -> tuple[int, object]:
+        data = None if body is None else msgspec.json.encode(body)
+        hdrs = headers if data is None else {**headers, "Content-Type": "application/json"}
+        async with http.request(method, url, data=data, headers=hdrs) as r:
+            raw = await r.read()
+            return r.status, (msgspec.json.decode(raw) if raw else None)
 
     rng = random.Random(f"http:{i}")
     k = i
@@ -85,52 +96,61 @@ async def http_client(i: int, http, td: dict[str, str], deadline: float, stats: 
         k += 1
         players = [f"c{i}p{j}" for j in range(seat_count(game))]
         try:
-            r = await http.post("/matches", json={"game": game, "players": players, "seed": rng.getrandbits(32)},
-                                headers=td)
-            if r.status_code >= 300:
-                stats.other[f"create {r.status_code}"] += 1
+            status, body = await call("POST", "/matches", td,
+                                      {"game": game, "players": players, "seed": rng.getrandbits(32)})
+            if status >= 300:
+                stats.other[f"create {status}"] += 1
                 continue
-            body = r.json()
             mid, tokens = body["match"], body["tokens"]
             seat_h = {p: {"Authorization": f"Bearer {t}"} for p, t in tokens.items()}
             stats.matches += 1
             deals = commands = 0
+            # what the last response told us: the match (in someone's view) and, when that
+            # someone was a seat, its legal commands then
+            status, st = await call("GET", f"/matches/{mid}/state", td)
+            legal_of: tuple[str, list[str]] | None = None
             while time.perf_counter() < deadline and commands < args.max_commands:
-                r = await http.get(f"/matches/{mid}/state", headers=td)
-                if r.status_code != 200:
-                    stats.other[f"state {r.status_code}"] += 1
-                    break
-                st = r.json()
                 if st["status"] != "in_progress":
                     break
                 if not st["to_act"]:
                     if deals >= args.max_deals:
                         break
-                    r = await http.post(f"/matches/{mid}/deals", headers=td)
-                    if r.status_code >= 300:
-                        stats.other[f"deal {r.status_code}"] += 1
+                    status, body = await call("POST", f"/matches/{mid}/deals", td)
+                    if status >= 300:
+                        stats.other[f"deal {status}"] += 1
                         break
                     deals += 1
                     stats.deals += 1
+                    st, legal_of = body["state"], None
                     continue
                 player = rng.choice(st["to_act"])
-                r = await http.get(f"/matches/{mid}/legal", headers=seat_h[player])
-                if r.status_code != 200 or not r.json():
-                    stats.other[f"legal {r.status_code}"] += 1
+                if legal_of is None or legal_of[0] != player:
+                    # another seat moved last: ask this seat's view (it carries `legal`)
+                    status, body = await call("GET", f"/matches/{mid}/state", seat_h[player])
+                    if status != 200:
+                        stats.other[f"state {status}"] += 1
+                        break
+                    st, legal_of = body, (player, body["legal"])
+                    continue
+                if not legal_of[1]:
+                    stats.other["no legal"] += 1
                     break
-                verb, *words = rng.choice(r.json()).split()
+                verb, *words = rng.choice(legal_of[1]).split()
                 t0 = time.perf_counter()
-                r = await http.post(f"/matches/{mid}/commands", headers=seat_h[player],
-                                    json={"verb": verb, "args": words, "command_id": uuid.uuid4().hex})
+                status, body = await call("POST", f"/matches/{mid}/commands", seat_h[player],
+                                          {"verb": verb, "args": words, "command_id": uuid.uuid4().hex})
                 stats.latencies.append(time.perf_counter() - t0)
                 commands += 1
-                if r.status_code < 300:
+                if status < 300:
                     stats.accepted += 1
-                elif r.status_code == 409:
+                    st, legal_of = body["state"], (player, body["legal"])
+                elif status == 409:
                     stats.refused += 1
+                    legal_of = None
                 else:
-                    stats.other[f"command {r.status_code}"] += 1
-        except httpx.HTTPError as exc:
+                    stats.other[f"command {status}"] += 1
+                    break
+        except aiohttp.ClientError as exc:
             stats.other[f"http {type(exc).__name__}"] += 1
 
 
@@ -156,7 +176,8 @@ def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kartludo.cli.main", "--db", url, "serve", "--host", "127.0.0.1",
-             "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+             "--port", str(port), "--workers", str(args.workers), "--no-access-log"],
+            stdout=log, stderr=subprocess.STDOUT)
         try:
             up_by = time.monotonic() + 30
             while True:
@@ -172,8 +193,11 @@ def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
             stats = Stats()
 
             async def run() -> float:
-                limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
-                async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as http:
+                import aiohttp
+
+                conn = aiohttp.TCPConnector(limit=args.clients)
+                timeout = aiohttp.ClientTimeout(total=60)
+                async with aiohttp.ClientSession(base, connector=conn, timeout=timeout) as http:
                     td = {"Authorization": f"Bearer {secret}"}
                     t0 = time.perf_counter()
                     deadline = t0 + args.seconds
@@ -321,19 +345,23 @@ def main() -> None:
     ap.add_argument("--max-deals", type=int, default=3, help="leave a match after this many deals")
     ap.add_argument("--max-commands", type=int, default=2000, help="leave a match after this many commands")
     ap.add_argument("--pg", default=os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test"))
-    ap.add_argument("--no-pg", action="store_true")
+    ap.add_argument("--workers", type=int, default=1, help="server processes (kartludo serve --workers)")
+    ap.add_argument("--no-pg", action="store_true", help="SQLite only")
+    ap.add_argument("--pg-only", action="store_true", help="PostgreSQL only")
     args = ap.parse_args()
-    print(f"{args.clients} clients, {args.seconds:g} s per run; in-process baseline: {args.clients} threads")
+    print(f"{args.clients} clients, {args.seconds:g} s per run, {args.workers} server process(es) without "
+          f"access log; in-process baseline: {args.clients} threads in one process")
     with tempfile.TemporaryDirectory() as tmp:
-        log = os.path.join(tmp, "serve-sqlite.log")
-        try:
-            h = bench_http(f"sqlite:///{os.path.join(tmp, 'http.db')}", args, log)
-        except Exception:
-            if os.path.exists(log):
-                sys.stderr.write(open(log, encoding="utf-8", errors="replace").read()[-4000:])
-            raise
-        p = bench_inproc(f"sqlite:///{os.path.join(tmp, 'inproc.db')}", args)
-        report("sqlite", *h, *p)
+        if not args.pg_only:
+            log = os.path.join(tmp, "serve-sqlite.log")
+            try:
+                h = bench_http(f"sqlite:///{os.path.join(tmp, 'http.db')}", args, log)
+            except Exception:
+                if os.path.exists(log):
+                    sys.stderr.write(open(log, encoding="utf-8", errors="replace").read()[-4000:])
+                raise
+            p = bench_inproc(f"sqlite:///{os.path.join(tmp, 'inproc.db')}", args)
+            report("sqlite", *h, *p)
         if args.no_pg:
             return
         names = (f"kartludo_bench_svc_h{os.getpid()}", f"kartludo_bench_svc_p{os.getpid()}")

@@ -26,7 +26,7 @@ from litestar.response.sse import ServerSentEventMessage
 
 from kartludo.app.errors import AmbiguousMatch, AppError, TooMuchContention, UnknownMatch, UnknownPlayer
 from kartludo.app.matches import Match, MatchService, Outcome, fold_records, list_matches
-from kartludo.app.tokens import Principal, TokenIndex, seat_tokens_stream, token_events
+from kartludo.app.tokens import Principal, TokenIndex, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.engine.base import ALL, BadCommand, Game, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
 from kartludo.events.match import DealStarted
@@ -43,29 +43,32 @@ Position = Annotated[int, Parameter(ge=0, le=2**62)]
 
 
 class Services:
-    """What the handlers share: the store, the token index, one MatchService per thread."""
+    """What the handlers share: the store, the token index, one MatchService.
+
+    The MatchService (and its cache of folded matches) is shared by every worker
+    thread, so a match is folded once, not once per thread, and a command never starts
+    from a copy another thread has left behind. A match's cached state changes only
+    under its lock (``locked``): requests on one match take turns (their writes would
+    conflict anyway), requests on different matches run side by side.
+    """
+
+    STRIPES = 256
 
     def __init__(self, store: EventStore, url: str) -> None:
         self.store = store
         self.tokens = TokenIndex(store)
         self.live = LiveHub(store, url)
+        self.svc = MatchService(store)
         #: projection refreshes write read-model tables: one at a time in this process
         self.projections = threading.Lock()
-        self._local = threading.local()
+        self._locks = [threading.Lock() for _ in range(self.STRIPES)]
 
-    @property
-    def svc(self) -> MatchService:
-        svc = getattr(self._local, "svc", None)
-        if svc is None:
-            svc = self._local.svc = MatchService(self.store)
-        return svc
+    def locked(self, match_id: str) -> threading.Lock:
+        """The lock guarding ``match_id``'s cached state (striped: a fixed set of locks)."""
+        return self._locks[hash(match_id) % self.STRIPES]
 
     def caller(self, request: Request[Any, Any, Any]) -> Principal | None:
         return principal(request, self.tokens)
-
-    def match(self, match_id: str) -> Match:
-        svc = self.svc
-        return svc.load(svc.resolve(match_id))
 
 
 def _services(request: Request[Any, Any, Any]) -> Services:
@@ -110,7 +113,17 @@ def visible_events(svc: MatchService, match_id: str, viewer: Viewer, after: int 
     return out
 
 
-def outcome_out(match: Match, outcome: Outcome, viewer: Viewer) -> s.OutcomeOut:
+def view_json(svc: MatchService, match: Match, viewer: Viewer) -> dict[str, Any]:
+    """The match in ``viewer``'s view; a seat also gets its legal commands (``legal``),
+    so a table client needs one request per turn, not two."""
+    out = svc.state_json(match, viewer)
+    if isinstance(viewer, int) and viewer >= 0:
+        out["legal"] = [c.text() for c in match.game.legal_commands(match.state, viewer)]
+    return out
+
+
+def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewer) -> s.OutcomeOut:
+    """What a command or deal caused, and the match after it, both in ``viewer``'s view."""
     from kartludo.app.replay import redact
 
     events = [
@@ -118,7 +131,10 @@ def outcome_out(match: Match, outcome: Outcome, viewer: Viewer) -> s.OutcomeOut:
                    payload=to_builtins(redact(match.game, e, viewer)))
         for i, (pos, e) in enumerate(zip(outcome.positions, outcome.events))
     ]
-    return s.OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events)
+    state = view_json(svc, match, viewer)
+    legal = state.pop("legal", [])
+    return s.OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events,
+                        state, legal)
 
 
 # --- errors ----------------------------------------------------------------------------
@@ -171,11 +187,14 @@ def _errs(*codes: int) -> dict[int, ResponseSpec]:
 # --- matches -----------------------------------------------------------------------------
 @post("/matches", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
 def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch]) -> s.CreatedMatch:
-    """Create a match (TD token). Returns one secret seat token per player, shown only here."""
+    """Create a match (TD token). Returns one secret seat token per player, shown only
+    here. A retry with the same `command_id` returns the same match with `duplicate`
+    set and new seat tokens (the first ones are revoked: a secret is never stored)."""
     sv = _services(request)
     td = require_td(sv.caller(request))
     svc = sv.svc
     issued: dict[str, list[str]] = {}
+    actor = td.label or "td"
 
     def seat_tokens(match_id: str, seats: list[str]) -> list[tuple[str, list[Any], int]]:
         # the match and its seat tokens (in the match's own tokens stream) in one transaction
@@ -183,11 +202,16 @@ def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch])
         issued["secrets"] = secrets
         return [(seat_tokens_stream(match_id), events, 0)]
 
-    match_id = svc.create(data.game, data.players, seed=data.seed, options=data.options, series=data.series,
-                          actor=td.label or "td", also=seat_tokens)
-    players = svc.load(match_id).players
+    match_id, duplicate = svc.create_once(data.game, data.players, seed=data.seed, options=data.options,
+                                          series=data.series, actor=actor, command_id=data.command_id,
+                                          also=seat_tokens)
+    with sv.locked(match_id):
+        players = svc.load(match_id).players
+    if duplicate:
+        issued["secrets"] = reissue_seat_tokens(sv.store, match_id, players, actor=actor,
+                                                reason=f"match creation {data.command_id!r} retried")
     sv.live.notify()
-    return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])))
+    return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])), duplicate)
 
 
 @get("/matches", sync_to_thread=True, responses=_errs(401, 422))
@@ -202,8 +226,9 @@ def get_matches(request: Request[Any, Any, Any], game: Filter = None) -> list[di
 def _state(request: Request[Any, Any, Any], match_id: str) -> dict[str, Any]:
     sv = _services(request)
     who = sv.caller(request)
-    match = sv.match(match_id)
-    return sv.svc.state_json(match, viewer_of(who, match.id))
+    mid = sv.svc.resolve(match_id)
+    with sv.locked(mid):
+        return view_json(sv.svc, sv.svc.load(mid), viewer_of(who, mid))
 
 
 @get("/matches/{match_id:str}", sync_to_thread=True, responses=_errs(401, 404))
@@ -214,8 +239,8 @@ def get_match(request: Request[Any, Any, Any], match_id: MatchId) -> dict[str, A
 
 @get("/matches/{match_id:str}/state", sync_to_thread=True, responses=_errs(401, 404))
 def get_state(request: Request[Any, Any, Any], match_id: MatchId) -> dict[str, Any]:
-    """The match now, in the caller's view: a seat sees its own hand, a TD every hand,
-    no token public information only."""
+    """The match now, in the caller's view: a seat sees its own hand (and `legal`, its
+    legal commands), a TD every hand, no token public information only."""
     return _state(request, match_id)
 
 
@@ -227,25 +252,30 @@ def start_deal(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBod
     svc = sv.svc
     mid = svc.resolve(match_id)
     body = data or s.StartDeal()
-    outcome = svc.deal(mid, body.deck, actor=td.label or "td", command_id=body.command_id)
+    with sv.locked(mid):
+        outcome = svc.deal(mid, body.deck, actor=td.label or "td", command_id=body.command_id)
+        out = outcome_out(svc, svc.load(mid, refresh=False), outcome, ALL)
     sv.live.notify()
-    return outcome_out(svc.load(mid, refresh=False), outcome, ALL)
+    return out
 
 
 @post("/matches/{match_id:str}/commands", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
 def submit_command(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBody[s.SubmitCommand]) -> s.OutcomeOut:
     """One command for the token's seat (`{"verb": "discard", "args": ["R5"]}`). A refused
     command is a 409 naming the rule and writes nothing; a repeated `command_id`
-    returns the first result."""
+    returns the first result. The response also carries the match after the command in
+    the seat's view (`state`) and the seat's legal commands now (`legal`)."""
     sv = _services(request)
     who = sv.caller(request)
     svc = sv.svc
     mid = svc.resolve(match_id)
     seat = require_seat(who, mid)
-    match = svc.load(mid, refresh=False)
-    outcome = svc.act(mid, match.players[seat], data.verb, data.args, command_id=data.command_id)
+    with sv.locked(mid):
+        match = svc.load(mid, refresh=False)
+        outcome = svc.act(mid, match.players[seat], data.verb, data.args, command_id=data.command_id)
+        out = outcome_out(svc, svc.load(mid, refresh=False), outcome, seat)
     sv.live.notify()
-    return outcome_out(match, outcome, seat)
+    return out
 
 
 @get("/matches/{match_id:str}/legal", sync_to_thread=True, responses=_errs(401, 403, 404))
@@ -256,8 +286,9 @@ def get_legal(request: Request[Any, Any, Any], match_id: MatchId) -> list[str]:
     svc = sv.svc
     mid = svc.resolve(match_id)
     seat = require_seat(who, mid)
-    match = svc.load(mid)
-    return [c.text() for c in svc.legal(match, match.players[seat])]
+    with sv.locked(mid):
+        match = svc.load(mid)
+        return [c.text() for c in svc.legal(match, match.players[seat])]
 
 
 @get("/matches/{match_id:str}/events", sync_to_thread=True, responses=_errs(401, 404, 422))
@@ -286,8 +317,8 @@ def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
         rep = build(mid, svc.records(mid), deal)
     except AppError as exc:
         raise NotFoundException(str(exc)) from None
-    now = svc.load(mid)
-    ended = rep.deal != rep.deals[-1] or _last_deal_ended(now)
+    with sv.locked(mid):
+        ended = rep.deal != rep.deals[-1] or _last_deal_ended(svc.load(mid))
     viewer = ALL if ended else viewer_of(who, mid)
     count = len(rep.steps)
     if to is not None and to > count:
@@ -397,7 +428,8 @@ def appeal_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
     with sv.projections:
         record = _ruling(sv, match_id, ruling_id)
         seat = require_seat(who, record.match)
-        player = sv.svc.load(record.match).players[seat]
+        with sv.locked(record.match):
+            player = sv.svc.load(record.match).players[seat]
         out = msgspec.to_builtins(audit.appeal(sv.store, record.id, player, data.reason))
     sv.live.notify()
     return out

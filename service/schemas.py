@@ -27,6 +27,8 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
     seed: Annotated[int, msgspec.Meta(ge=0, le=2**62)] | None = None
     options: Annotated[dict[Word, Word], msgspec.Meta(max_length=32)] = {}
     series: Name | None = None
+    #: idempotency key: a retried creation with the same id returns the same match
+    command_id: CommandId | None = None
 
 
 class CreatedMatch(msgspec.Struct):
@@ -34,6 +36,9 @@ class CreatedMatch(msgspec.Struct):
     players: list[str]
     #: one secret seat token per player (shown only here; only hashes are stored)
     tokens: dict[str, str]
+    #: True when `command_id` had already created this match: the seat tokens above are
+    #: new, and the ones the first response carried are revoked
+    duplicate: bool = False
 
 
 class StartDeal(msgspec.Struct, forbid_unknown_fields=True):
@@ -68,6 +73,11 @@ class OutcomeOut(msgspec.Struct):
     duplicate: bool
     #: the events the command caused, in the caller's view
     events: list[EventOut]
+    #: the match after the command, in the caller's view (as `GET .../state`), so a
+    #: client need not ask again before its next move
+    state: dict[str, Any] = {}
+    #: a seat caller's legal commands after the command (empty for a TD)
+    legal: list[str] = []
 
 
 class ReplayStep(msgspec.Struct):

@@ -137,6 +137,7 @@ class EventStore:
         if pooled is None:
             pooled = self._local.pooled = self.engine.raw_connection()
             self._pooled.append(pooled)
+            self._driver.adopt(pooled.driver_connection)
         return pooled.driver_connection
 
     def _drop_connection(self) -> None:
@@ -256,7 +257,8 @@ class EventStore:
             raise self._operational(exc) from None
         for stream_id, version, head in heads:
             self._remember(stream_id, version, head)
-        return [self.find_command(stream_id, command_id) for stream_id, _, _ in batches]  # type: ignore[misc]
+        return [msgspec.structs.replace(self.find_command(stream_id, command_id), duplicate=False)  # type: ignore[arg-type]
+                for stream_id, _, _ in batches]
 
     def insert_rows(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
         """Write rows whose hashes were already checked (``transfer.import_events``)."""

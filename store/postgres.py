@@ -29,36 +29,30 @@ class PostgresDriver:
     IntegrityError = psycopg.errors.IntegrityError
     OperationalError = psycopg.OperationalError
 
+    def adopt(self, conn: Any) -> None:
+        """Autocommit: a read is one statement with its own fresh snapshot (no old
+        snapshot kept, no ROLLBACK round trip); writes open explicit transactions."""
+        conn.autocommit = True
+
     def append(self, conn: Any, rows: list[tuple[Any, ...]], command: tuple[Any, ...]) -> int:
-        try:
-            with conn.cursor() as cur:
-                with conn.pipeline():
-                    cur.executemany(_INSERT, rows)
-                    cur.execute(_INSERT_COMMAND, command)
-                    # sequence values are drawn under the append lock: contiguous per batch
-                    cur.execute("SELECT lastval()")
-                last = cur.fetchone()[0]
-            conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
-        return last
+        # BEGIN, the inserts and COMMIT go in one pipelined round trip: the append lock
+        # (taken by the first insert) is held for the server's work only, never for a
+        # round trip to this process.
+        with conn.cursor() as cur, conn.pipeline():
+            with conn.transaction():
+                cur.executemany(_INSERT, rows)
+                cur.execute(_INSERT_COMMAND, command)
+                # sequence values are drawn under the append lock: contiguous per batch
+                cur.execute("SELECT lastval()")
+            return cur.fetchone()[0]
 
     def insert_rows(self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
         """Insert prepared rows (an import) in one transaction."""
-        try:
-            with conn.cursor() as cur:
-                cur.executemany(_INSERT, rows)
-                cur.executemany(_INSERT_COMMAND, commands)
-            conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
+        with conn.transaction(), conn.cursor() as cur:
+            cur.executemany(_INSERT, rows)
+            cur.executemany(_INSERT_COMMAND, commands)
 
     def query(self, conn: Any, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
-        try:
-            with conn.cursor() as cur:
-                cur.execute(_pyformat(sql), params)
-                return cur.fetchall()
-        finally:
-            conn.rollback()  # end the read transaction: never keep an old snapshot
+        with conn.cursor() as cur:
+            cur.execute(_pyformat(sql), params)
+            return cur.fetchall()

@@ -20,6 +20,9 @@ class SqliteDriver:
     IntegrityError = sqlite3.IntegrityError
     OperationalError = sqlite3.OperationalError
 
+    def adopt(self, conn: Any) -> None:
+        """Nothing to set: the engine's connect hook already made the connection ours."""
+
     def append(self, conn: Any, rows: list[tuple[Any, ...]], command: tuple[Any, ...]) -> int:
         conn.execute("BEGIN IMMEDIATE")
         try:

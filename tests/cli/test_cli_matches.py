@@ -59,6 +59,15 @@ def test_idempotent_act_with_command_id(k):
     assert k("events", "export", f"match-{m}").count("\n") == 3
 
 
+def test_match_new_with_a_command_id_creates_one_match(k):
+    first = k("match", "new", "uxinjo", "--players", "ann,bob,cy", "--command-id", "night-1").strip()
+    again = k("match", "new", "uxinjo", "--players", "ann,bob,cy", "--command-id", "night-1").strip()
+    assert again == first
+    other = k("match", "new", "uxinjo", "--players", "ann,bob,cy", "--command-id", "night-2").strip()
+    assert other != first
+    assert len(json.loads(k("match", "list", "--json"))) == 2
+
+
 def test_simulate_prints_one_summary_line(k):
     out = k("simulate", "uxinjo", "--matches", "2", "--seed", "4", "--bots", "heuristic,random")
     assert out.count("\n") == 1 and out.startswith("2 matches (") and "events/s" in out

@@ -74,6 +74,27 @@ def test_create_refusals_write_nothing(client, store, created, td_token):
     refused(store, client, "POST", "/matches", 404, token=td_token, json={"game": "uxinjo", "series": "nosuch"})
 
 
+def test_create_with_a_command_id_is_idempotent(client, store, td_token):
+    body = {"game": "uxinjo", "players": PLAYERS, "command_id": "create-1"}
+    first = client.post("/matches", json=body, headers=bearer(td_token))
+    assert first.status_code == 201 and not first.json()["duplicate"]
+    first = first.json()
+    before = store.head_position()
+    again = client.post("/matches", json=body, headers=bearer(td_token)).json()
+    # the same match; the secrets cannot be shown twice, so the retry gets new seat tokens
+    assert again["duplicate"] and again["match"] == first["match"] and again["players"] == first["players"]
+    assert set(again["tokens"]) == set(PLAYERS) and not set(again["tokens"].values()) & set(first["tokens"].values())
+    assert len(MatchService(store).store.streams("match-")) == 1
+    assert store.head_position() > before  # the new tokens and the revocations of the old ones
+    mid = first["match"]
+    assert client.get(f"/matches/{mid}/state", headers=bearer(first["tokens"]["ann"])).status_code == 401
+    assert client.get(f"/matches/{mid}/state", headers=bearer(again["tokens"]["ann"])).json()["legal"] == []
+    # without a command id every creation is a new match
+    plain = {"game": "uxinjo", "players": PLAYERS}
+    a, b = (client.post("/matches", json=plain, headers=bearer(td_token)).json() for _ in range(2))
+    assert a["match"] != b["match"] and not a["duplicate"] and not b["duplicate"]
+
+
 def test_state_is_the_callers_view(client, store, dealt, td_token):
     mid, tokens = dealt["match"], dealt["tokens"]
     public = client.get(f"/matches/{mid}/state").json()
@@ -81,7 +102,10 @@ def test_state_is_the_callers_view(client, store, dealt, td_token):
     td = client.get(f"/matches/{mid}", headers=bearer(td_token)).json()
     svc = MatchService(store)
     assert td == svc.state_json(svc.load(mid), -1)
+    # a seat's view also carries its legal commands (one request per turn)
+    assert seat.pop("legal") == [c.text() for c in svc.legal(svc.load(mid), "bob")]
     assert seat == svc.state_json(svc.load(mid), 1)
+    assert "legal" not in td and "legal" not in public
     assert "hands" not in public or not public["hands"]
     assert set(seat["hands"]) == {"bob"} and set(td["hands"]) == set(PLAYERS)
     # another match's seat token sees the public view
@@ -126,13 +150,20 @@ def test_commands(client, store, dealt, td_token):
     assert r.status_code == 201, r.text
     first = r.json()
     assert not first["duplicate"] and first["events"]
+    # the response carries the match after the command in the seat's view, and its legal commands
+    svc = MatchService(store)
+    after = svc.load(mid)
+    assert first["state"] == svc.state_json(after, after.seat_of(player))
+    assert first["legal"] == [c.text() for c in svc.legal(after, player)]
+    assert set(first["state"]["hands"]) == {player}
     # a retried command id returns the first result and writes nothing
     before = store.head_position()
     again = client.post(url, json={"verb": "draw", "command_id": "c-1"}, headers=bearer(token)).json()
     assert again["duplicate"] and again["positions"] == first["positions"]
     assert store.head_position() == before
     legal = client.get(f"/matches/{mid}/legal", headers=bearer(token)).json()
-    assert legal and all(c.startswith(("discard", "munt", "levu")) or " " not in c or True for c in legal)
+    assert legal == first["legal"]
+    assert "draw" not in legal and any(c.startswith("discard ") for c in legal)  # drawn: now a discard is due
     discard = next(c for c in legal if c.startswith("discard"))
     verb, *args = discard.split()
     assert client.post(url, json={"verb": verb, "args": args}, headers=bearer(token)).status_code == 201

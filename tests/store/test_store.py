@@ -80,6 +80,19 @@ def test_repeated_command_id_returns_original_positions_and_writes_nothing(store
     assert not store.append("match-b", notes(1), 0, command_id="cmd-1").duplicate
 
 
+def test_multi_stream_append_is_applied_once_per_command_id(store):
+    batches = [("series-s", notes(1), 0), ("match-c", notes(1, 2), 0)]
+    first = store.append_together(batches, command_id="create-1")
+    assert [a.duplicate for a in first] == [False, False]
+    assert [a.positions for a in first] == [[1], [2, 3]]
+    again = store.append_together(batches, command_id="create-1")
+    assert [a.duplicate for a in again] == [True, True]
+    assert [a.positions for a in again] == [[1], [2, 3]] and store.count_events() == 3
+    with pytest.raises(ConcurrencyConflict):  # another command on a stream that moved on
+        store.append_together(batches, command_id="create-2")
+    assert store.count_events() == 3
+
+
 def test_read_all_is_global_order(store):
     store.append("a", notes(1), 0)
     store.append("b", notes(2, 3), 0)
@@ -301,3 +314,18 @@ def test_schema_revision_matches_alembic_head(db_url):
     assert upgrade(engine) == (None, SCHEMA_REVISION)
     assert current_revision(engine) == SCHEMA_REVISION
     assert upgrade(engine) == (SCHEMA_REVISION, SCHEMA_REVISION)  # idempotent
+
+
+def test_token_lookups_probe_the_token_index(tmp_path):
+    """Resolving a bearer token asks for token events after a position: the plan must
+    use the partial index, not walk every event since (migration 0004). Checked on
+    SQLite, whose plan does not depend on table statistics as PostgreSQL's does."""
+    from kartludo.app.tokens import TokenIndex
+    from kartludo.store.database import upgrade
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'plan.db'}")
+    upgrade(engine)
+    with engine.connect() as conn:
+        plan = conn.exec_driver_sql("EXPLAIN QUERY PLAN " + TokenIndex._SQL.replace(":p", "0")).fetchall()
+    engine.dispose()
+    assert any("USING INDEX ix_events_token_position" in row[-1] for row in plan), plan

@@ -62,6 +62,12 @@ def redact(game: Game[Any], event: Event, viewer: Viewer) -> Event:
     return game.redact(event, viewer)
 
 
+def is_ruling_or_settlement(event: Event) -> bool:
+    """A step the ``r`` key stops at: an event the engine decided (a ruling, a
+    settlement, a scoring), not a player's action nor a match closure."""
+    return isinstance(event, Ruling) or (type(event).derived and not isinstance(event, MatchClosed))
+
+
 def deal_numbers(records: list[Recorded]) -> list[int]:
     return [r.event.deal for r in records if isinstance(r.event, DealStarted)]
 
@@ -141,15 +147,14 @@ class Navigator:
     def next_ruling(self) -> bool:
         """To the next ruling or settlement (an event the engine decided)."""
         for k in range(self.k + 1, self.count + 1):
-            event = self._record(k).event
-            if isinstance(event, Ruling) or (type(event).derived and not isinstance(event, MatchClosed)):
+            if is_ruling_or_settlement(self._record(k).event):
                 self.k = k
                 return True
         return False
 
     def prev_ruling(self) -> bool:
         for k in range(self.k - 1, 0, -1):
-            if type(self._record(k).event).derived:
+            if is_ruling_or_settlement(self._record(k).event):
                 self.k = k
                 return True
         return False

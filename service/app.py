@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import anyio.to_thread
 import msgspec
 from litestar import Litestar, Request, Response, get, post
-from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.exceptions import HTTPException, NotFoundException, PermissionDeniedException, ValidationException
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromQuery, JSONBody, Parameter
@@ -25,7 +25,7 @@ from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from kartludo.app.errors import AmbiguousMatch, AppError, TooMuchContention, UnknownMatch, UnknownPlayer
-from kartludo.app.matches import Match, MatchService, Outcome, fold_records, list_matches
+from kartludo.app.matches import Match, MatchService, Outcome, describe, fold_records, list_matches, step
 from kartludo.app.tokens import Principal, TokenIndex, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.engine.base import ALL, BadCommand, Game, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
@@ -36,6 +36,7 @@ from kartludo.service.live import LiveHub
 from kartludo.store import ConcurrencyConflict, EventStore, Recorded
 from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
 from kartludo.store.transfer import format_us
+from kartludo.web import pages
 
 MatchId = Annotated[str, Parameter(pattern=s.ID_PATTERN)]
 Filter = Annotated[str | None, Parameter(pattern=s.ID_PATTERN)]
@@ -76,14 +77,14 @@ def _services(request: Request[Any, Any, Any]) -> Services:
 
 
 # --- views ---------------------------------------------------------------------------
-def event_out(game: Game[Any], rec: Recorded, viewer: Viewer) -> s.EventOut:
+def event_out(game: Game[Any], rec: Recorded, viewer: Viewer, description: str = "") -> s.EventOut:
     from kartludo.app.replay import redact
 
     return s.EventOut(
         position=rec.position, version=rec.version, type=rec.type,
         payload=to_builtins(redact(game, rec.event, viewer)), actor=rec.actor, command_id=rec.command_id,
         recorded_at=format_us(rec.recorded_at_us), stream_id=rec.stream_id, schema_version=rec.schema_version,
-        hash=rec.hash.hex(),
+        hash=rec.hash.hex(), description=description,
     )
 
 
@@ -92,24 +93,33 @@ def _last_deal_ended(match: Match) -> bool:
 
 
 def visible_events(svc: MatchService, match_id: str, viewer: Viewer, after: int = 0) -> list[s.EventOut]:
-    """The match's events after global position ``after``, each in ``viewer``'s view;
-    the events of a deal that has ended are public (every hand)."""
+    """The match's events after global position ``after``, each in ``viewer``'s view
+    with its one-line description; the events of a deal that has ended are public
+    (every hand)."""
     records = svc.records(match_id)
     if not records:
         raise UnknownMatch(f"no match {match_id!r}")
-    match = fold_records(match_id, records)
+    first = fold_records(match_id, records[:1])
+    game, players, state = first.game, first.players, first.state
+    wanted: list[tuple[Recorded, Any, int | None]] = []  # (record, state before it, its deal)
+    current = None
+    for rec in records[1:]:
+        if isinstance(rec.event, DealStarted):
+            current = rec.event.deal
+        if rec.position > after:
+            wanted.append((rec, state, current))
+        state = step(game, state, rec.event)
+    match = fold_records(match_id, records) if wanted else first
     deals = [r.event.deal for r in records if isinstance(r.event, DealStarted)]
     last = deals[-1] if deals else None
     last_ended = _last_deal_ended(match)
     out = []
-    current = None
-    for rec in records:
-        if isinstance(rec.event, DealStarted):
-            current = rec.event.deal
-        if rec.position <= after:
-            continue
-        ended = current is not None and (current != last or last_ended)
-        out.append(event_out(match.game, rec, ALL if ended else viewer))
+    if records[0].position > after:
+        out.append(event_out(game, records[0], viewer, f"match created: {game.title}, {', '.join(players)}"))
+    for rec, before, deal in wanted:
+        ended = deal is not None and (deal != last or last_ended)
+        seen = ALL if ended else viewer
+        out.append(event_out(game, rec, seen, describe(game, before, rec.event, seen, players)))
     return out
 
 
@@ -126,11 +136,14 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
     """What a command or deal caused, and the match after it, both in ``viewer``'s view."""
     from kartludo.app.replay import redact
 
-    events = [
-        s.EventOut(position=pos, version=outcome.first_version + i, type=type(e).type_tag(),
-                   payload=to_builtins(redact(match.game, e, viewer)))
-        for i, (pos, e) in enumerate(zip(outcome.positions, outcome.events))
-    ]
+    events = []
+    before = outcome.before  # None for a retried command: its events are not described again
+    for i, (pos, e) in enumerate(zip(outcome.positions, outcome.events)):
+        text = "" if before is None else describe(match.game, before, e, viewer, match.players)
+        if before is not None:
+            before = step(match.game, before, e)
+        events.append(s.EventOut(position=pos, version=outcome.first_version + i, type=type(e).type_tag(),
+                                 payload=to_builtins(redact(match.game, e, viewer)), description=text))
     state = view_json(svc, match, viewer)
     legal = state.pop("legal", [])
     return s.OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events,
@@ -301,13 +314,16 @@ def get_events(request: Request[Any, Any, Any], match_id: MatchId, after: Positi
     return visible_events(sv.svc, mid, viewer_of(who, mid), after)
 
 
-@get("/matches/{match_id:str}/replay", sync_to_thread=True, responses=_errs(401, 404, 422))
+@get("/matches/{match_id:str}/replay", sync_to_thread=True, responses=_errs(401, 403, 404, 422))
 def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
                deal: Annotated[int | None, Parameter(ge=1, le=10_000)] = None,
-               to: Annotated[int | None, Parameter(ge=1, le=100_000)] = None) -> s.ReplayOut:
+               to: Annotated[int | None, Parameter(ge=1, le=100_000)] = None,
+               view: Filter = None) -> s.ReplayOut:
     """A deal step by step (default: the latest deal; `to`: only step `to`). A deal that
-    has ended is public; a running one is shown in the caller's view."""
-    from kartludo.app.replay import build
+    has ended is public: every hand by default, or `view` = `public` or a player's name
+    for what that seat saw. A running deal is shown in the caller's view (`view` may
+    narrow it: a TD may ask for any seat's view, a seat only for its own or `public`)."""
+    from kartludo.app.replay import build, is_ruling_or_settlement
 
     sv = _services(request)
     who = sv.caller(request)
@@ -319,17 +335,41 @@ def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
         raise NotFoundException(str(exc)) from None
     with sv.locked(mid):
         ended = rep.deal != rep.deals[-1] or _last_deal_ended(svc.load(mid))
-    viewer = ALL if ended else viewer_of(who, mid)
+    m = rep.match
+    allowed = ALL if ended else viewer_of(who, mid)
+    viewer = _replay_viewer(m.players, allowed, view)
     count = len(rep.steps)
     if to is not None and to > count:
         raise NotFoundException(f"deal {rep.deal} has {count} steps, not {to}")
     steps = []
-    m = rep.match
     for k in [to] if to else range(1, count + 1):
         st = rep.steps[k - 1]
-        view = svc.state_json(Match(m.id, m.game, m.created, st.state, st.record.version), viewer)
-        steps.append(s.ReplayStep(k, count, rep.description(k, viewer), event_out(m.game, st.record, viewer), view))
-    return s.ReplayOut(mid, rep.deal, rep.deals, ended, steps)
+        state = svc.state_json(Match(m.id, m.game, m.created, st.state, st.record.version), viewer)
+        text = rep.description(k, viewer)
+        steps.append(s.ReplayStep(k, count, text, event_out(m.game, st.record, viewer, text), state,
+                                  is_ruling_or_settlement(st.record.event)))
+    name = "all" if viewer == ALL else "public" if viewer is None else m.players[viewer]
+    return s.ReplayOut(mid, rep.deal, rep.deals, ended, steps, name)
+
+
+def _replay_viewer(players: list[str], allowed: Viewer, asked: str | None) -> Viewer:
+    """The view a replay shows: ``asked`` ("all", "public" or a player), within what the
+    caller may see (``allowed``)."""
+    if asked is None:
+        return allowed
+    if asked == "public":
+        return None
+    if asked == "all":
+        wanted: Viewer = ALL
+    elif asked in players:
+        wanted = players.index(asked)
+    else:
+        raise ValidationException(f"view {asked!r} is not 'all', 'public' or a player of this match "
+                                  f"({', '.join(players)})")
+    if allowed == ALL or wanted == allowed:
+        return wanted
+    raise PermissionDeniedException(f"this deal is still running: the view {asked!r} needs a TD token"
+                                    + ("" if wanted == ALL else " or that seat's token"))
 
 
 @get("/matches/{match_id:str}/stream", responses=_errs(401, 404))
@@ -469,7 +509,7 @@ def create_app(store_url: str, *, store: EventStore | None = None) -> Litestar:
     app = Litestar(
         route_handlers=[create_match, get_matches, get_match, get_state, start_deal, submit_command, get_legal,
                         get_events, get_replay, stream, get_standings, get_series, get_audit, get_ruling,
-                        appeal_ruling, decide_ruling],
+                        appeal_ruling, decide_ruling, *pages.ROUTES],
         on_startup=[startup],
         on_shutdown=[shutdown],
         exception_handlers={

@@ -64,6 +64,8 @@ class EventOut(msgspec.Struct):
     stream_id: str = ""
     schema_version: int = 1
     hash: str = ""
+    #: the event in one line, as the CLI's replay shows it (in the same view as `payload`)
+    description: str = ""
 
 
 class OutcomeOut(msgspec.Struct):
@@ -86,6 +88,8 @@ class ReplayStep(msgspec.Struct):
     description: str
     event: EventOut
     state: dict[str, Any]
+    #: an event the engine decided (a ruling or a settlement): where `r` stops in a viewer
+    ruling: bool = False
 
 
 class ReplayOut(msgspec.Struct):
@@ -95,6 +99,8 @@ class ReplayOut(msgspec.Struct):
     #: True when the deal has ended (its replay is public: every hand shown)
     ended: bool
     steps: list[ReplayStep]
+    #: whose view the steps show: "all", "public" or a player's name
+    view: str = "all"
 
 
 class Appeal(msgspec.Struct, forbid_unknown_fields=True):

@@ -34,25 +34,12 @@ def bearer(token: str | None) -> dict[str, str]:
 @pytest.fixture
 def server(store, db_url):
     """The app served by uvicorn on a free loopback port; yields its base URL."""
-    import uvicorn
+    from serving import serve_in_thread
 
     from kartludo.service.app import create_app
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(db_url, store=store), host="127.0.0.1", port=port, log_level="warning",
-                            timeout_graceful_shutdown=1, lifespan="on")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(5)
+    with serve_in_thread(create_app(db_url, store=store)) as url:
+        yield url
 
 
 class SSE:

@@ -156,6 +156,7 @@ def test_commands(client, store, dealt, td_token):
     assert first["state"] == svc.state_json(after, after.seat_of(player))
     assert first["legal"] == [c.text() for c in svc.legal(after, player)]
     assert set(first["state"]["hands"]) == {player}
+    assert [e["description"] for e in first["events"]] and all(e["description"] for e in first["events"])
     # a retried command id returns the first result and writes nothing
     before = store.head_position()
     again = client.post(url, json={"verb": "draw", "command_id": "c-1"}, headers=bearer(token)).json()
@@ -206,6 +207,12 @@ def test_events_are_redacted_until_the_deal_ends(client, store, dealt, td_token)
     assert public[1]["payload"]["deck"].count("??") > bob[1]["payload"]["deck"].count("??")
     after = client.get(f"/matches/{mid}/events", params={"after": public[0]["position"]}).json()
     assert [e["position"] for e in after] == [public[1]["position"]]
+    # each event carries its one-line description, as the CLI replay shows it in that view
+    from kartludo.app.replay import build
+
+    rep = build(mid, MatchService(store).records(mid), 1)
+    assert [e["description"] for e in bob[1:]] == [rep.description(k, 1) for k in range(1, len(bob))]
+    assert bob[0]["description"].startswith("match created: ")
     _play_deal_out(store, mid)
     ended = client.get(f"/matches/{mid}/events").json()
     assert ended == client.get(f"/matches/{mid}/events", headers=bearer(td_token)).json()
@@ -218,10 +225,28 @@ def test_replay(client, store, dealt, td_token):
     mid, tokens = dealt["match"], dealt["tokens"]
     running = client.get(f"/matches/{mid}/replay", headers=bearer(tokens["ann"])).json()
     assert not running["ended"] and running["deal"] == 1 and len(running["steps"]) == 1
-    assert set(running["steps"][0]["state"]["hands"]) == {"ann"}
+    assert set(running["steps"][0]["state"]["hands"]) == {"ann"} and running["view"] == "ann"
+    # while it runs a seat may narrow its view, never widen it; a TD may take any seat's
+    assert client.get(f"/matches/{mid}/replay", params={"view": "public"},
+                      headers=bearer(tokens["ann"])).json()["steps"][0]["state"].get("hands", {}) == {}
+    refused(store, client, "GET", f"/matches/{mid}/replay", 403, token=tokens["ann"], params={"view": "bob"})
+    refused(store, client, "GET", f"/matches/{mid}/replay", 403, token=tokens["ann"], params={"view": "all"})
+    refused(store, client, "GET", f"/matches/{mid}/replay", 403, params={"view": "ann"})
+    as_bob = client.get(f"/matches/{mid}/replay", params={"view": "bob"}, headers=bearer(td_token)).json()
+    assert set(as_bob["steps"][0]["state"]["hands"]) == {"bob"} and as_bob["view"] == "bob"
     _play_deal_out(store, mid)
     rep = client.get(f"/matches/{mid}/replay", params={"deal": 1}).json()
-    assert rep["ended"] and set(rep["steps"][-1]["state"]["hands"]) == set(PLAYERS)
+    assert rep["ended"] and set(rep["steps"][-1]["state"]["hands"]) == set(PLAYERS) and rep["view"] == "all"
+    # an ended deal is public, also as any one seat saw it
+    as_cy = client.get(f"/matches/{mid}/replay", params={"deal": 1, "view": "cy"}).json()
+    assert [set(s["state"].get("hands", {})) <= {"cy"} for s in as_cy["steps"]] == [True] * len(rep["steps"])
+    refused(store, client, "GET", f"/matches/{mid}/replay", 422, params={"view": "nobody"})
+    # `ruling` marks exactly the steps the engine decided
+    from kartludo.app.replay import build, is_ruling_or_settlement
+
+    built = build(mid, MatchService(store).records(mid), 1)
+    assert [s["ruling"] for s in rep["steps"]] == [is_ruling_or_settlement(s.record.event) for s in built.steps]
+    assert any(s["ruling"] for s in rep["steps"]) and not all(s["ruling"] for s in rep["steps"])
     one = client.get(f"/matches/{mid}/replay", params={"deal": 1, "to": 2}).json()
     assert [s["step"] for s in one["steps"]] == [2] and one["steps"][0] == rep["steps"][1]
     refused(store, client, "GET", f"/matches/{mid}/replay", 404, params={"deal": 7})

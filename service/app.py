@@ -31,7 +31,7 @@ from kartludo.engine.base import ALL, BadCommand, Game, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
 from kartludo.events.match import DealStarted
 from kartludo.service import schemas as s
-from kartludo.service.auth import principal, require_seat, require_td, viewer_of
+from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of
 from kartludo.service.live import LiveHub
 from kartludo.store import ConcurrencyConflict, EventStore, Recorded
 from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
@@ -403,6 +403,18 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
     return ServerSentEvent(messages())
 
 
+@get("/me", sync_to_thread=True, responses=_errs(401))
+def get_me(request: Request[Any, Any, Any]) -> s.Me:
+    """Who the bearer token speaks for: a TD, or a seat (its match, seat and player)."""
+    sv = _services(request)
+    who = require(sv.caller(request))
+    if who.role != "seat" or who.match is None or who.seat is None:
+        return s.Me(who.role, label=who.label)
+    with sv.locked(who.match):
+        players = sv.svc.load(who.match).players
+    return s.Me(who.role, who.match, who.seat, players[who.seat], who.label)
+
+
 # --- league -----------------------------------------------------------------------------
 @get("/standings", sync_to_thread=True, responses=_errs(401, 422))
 def get_standings(request: Request[Any, Any, Any], game: Filter = None,
@@ -508,7 +520,7 @@ def create_app(store_url: str, *, store: EventStore | None = None) -> Litestar:
 
     app = Litestar(
         route_handlers=[create_match, get_matches, get_match, get_state, start_deal, submit_command, get_legal,
-                        get_events, get_replay, stream, get_standings, get_series, get_audit, get_ruling,
+                        get_events, get_replay, stream, get_me, get_standings, get_series, get_audit, get_ruling,
                         appeal_ruling, decide_ruling, *pages.ROUTES],
         on_startup=[startup],
         on_shutdown=[shutdown],

@@ -103,6 +103,14 @@ class ReplayOut(msgspec.Struct):
     view: str = "all"
 
 
+class Me(msgspec.Struct):
+    role: str
+    match: str | None = None
+    seat: int | None = None
+    player: str | None = None
+    label: str = ""
+
+
 class Appeal(msgspec.Struct, forbid_unknown_fields=True):
     reason: Reason
 

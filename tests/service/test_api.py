@@ -95,6 +95,15 @@ def test_create_with_a_command_id_is_idempotent(client, store, td_token):
     assert a["match"] != b["match"] and not a["duplicate"] and not b["duplicate"]
 
 
+def test_me_names_the_tokens_holder(client, store, created, td_token):
+    assert client.get("/me", headers=bearer(td_token)).json() == {"role": "td", "match": None, "seat": None,
+                                                                  "player": None, "label": "mia"}
+    me = client.get("/me", headers=bearer(created["tokens"]["bob"])).json()
+    assert (me["role"], me["match"], me["seat"], me["player"]) == ("seat", created["match"], 1, "bob")
+    refused(store, client, "GET", "/me", 401)
+    refused(store, client, "GET", "/me", 401, token="kt_nope")
+
+
 def test_state_is_the_callers_view(client, store, dealt, td_token):
     mid, tokens = dealt["match"], dealt["tokens"]
     public = client.get(f"/matches/{mid}/state").json()

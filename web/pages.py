@@ -28,6 +28,7 @@ def shell(title: str, script: str, **data: str) -> Response[str]:
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>{escape(title)} · kartludo</title>
 <link rel="stylesheet" href="/static/css/kartludo.css">
 <link rel="stylesheet" href="/static/css/tables.css">

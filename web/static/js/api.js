@@ -1,0 +1,150 @@
+// What every page shares: the JSON API, tokens, the DOM builder, errors.
+import { el } from "./dom.js";
+
+export { el };
+
+export class ApiError extends Error {
+  constructor(status, message, rule) {
+    super(message);
+    this.status = status;
+    this.rule = rule || null;
+  }
+}
+
+/** Call the JSON API; throws ApiError naming the server's reason. */
+export async function api(path, { token = null, method = "GET", body = undefined } = {}) {
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await resp.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!resp.ok) {
+    const message = (data && (data.error || data.detail)) || `${resp.status} ${resp.statusText}`;
+    throw new ApiError(resp.status, message, data && data.rule);
+  }
+  return data;
+}
+
+/** The page's <main> and the data the server put on it (data-match, …). */
+export function page() {
+  const main = document.getElementById("main");
+  return { main, data: main.dataset };
+}
+
+/** Replace the page content; the first heading names the page for screen readers. */
+export function show(main, ...nodes) {
+  main.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
+}
+
+export function errorBox(err) {
+  const text = err instanceof ApiError ? `${err.message}${err.rule ? ` (rule: ${err.rule})` : ""}` : String(err);
+  return el("p", { class: "error", role: "alert" }, text);
+}
+
+// A seat's secret stays in this tab: it arrives in the URL fragment (#token=…, never sent
+// to a server), is kept in sessionStorage per match, and is removed from the address bar.
+const TOKEN_KEY = (scope) => `kartludo-token:${scope}`;
+
+export function takeTokenFromFragment(scope) {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get("token");
+  if (token) {
+    sessionStorage.setItem(TOKEN_KEY(scope), token);
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + location.search + (rest ? `#${rest}` : ""));
+  }
+  return sessionStorage.getItem(TOKEN_KEY(scope));
+}
+
+export function storeToken(scope, token) {
+  if (token) sessionStorage.setItem(TOKEN_KEY(scope), token);
+  else sessionStorage.removeItem(TOKEN_KEY(scope));
+}
+
+export function storedToken(scope) {
+  return sessionStorage.getItem(TOKEN_KEY(scope));
+}
+
+/** A TD token for this browser tab (any page), if one was given. */
+export function tdToken() {
+  return takeTokenFromFragment("td");
+}
+
+export function gameTitle(game) {
+  return { uxinjo: "Uxinjo", hakamo: "Hakamo", laugavatnsmanni: "Laugavatnsmanni", "svoi-kozyri": "Svoi Kozyri" }[game] || game;
+}
+
+export function formatTime(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+}
+
+/**
+ * Follow a match's Server-Sent Events with a bearer token (EventSource cannot send one):
+ * fetch the stream and parse it. Reconnects from the last id; returns a stop function.
+ */
+export function followEvents(matchId, { token = null, after = 0, onEvent, onState = () => {} }) {
+  let stopped = false;
+  let last = after;
+  let controller = null;
+  async function run() {
+    while (!stopped) {
+      controller = new AbortController();
+      try {
+        const headers = { Accept: "text/event-stream" };
+        if (token) headers.Authorization = `Bearer ${token}`;
+        const resp = await fetch(`/matches/${encodeURIComponent(matchId)}/stream?after=${last}`, { headers, signal: controller.signal });
+        if (!resp.ok) throw new ApiError(resp.status, `live stream: ${resp.status}`);
+        onState("live");
+        const reader = resp.body.getReader();
+        const decoder = new TextDecoder();
+        let buffer = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, { stream: true });
+          let cut;
+          while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+            const msg = { data: [] };
+            for (const line of block.split(/\r?\n/)) {
+              if (line.startsWith(":")) continue;
+              const i = line.indexOf(":");
+              const field = i < 0 ? line : line.slice(0, i);
+              const val = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
+              if (field === "data") msg.data.push(val);
+              else msg[field] = val;
+            }
+            if (msg.data.length) {
+              const event = JSON.parse(msg.data.join("\n"));
+              last = Math.max(last, event.position);
+              onEvent(event);
+            }
+          }
+        }
+      } catch (err) {
+        if (stopped) return;
+        onState("reconnecting");
+        if (err instanceof ApiError && err.status >= 400 && err.status < 500) {
+          onState(`stopped: ${err.message}`);
+          return;
+        }
+      }
+      if (!stopped) await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  run();
+  return () => {
+    stopped = true;
+    if (controller) controller.abort();
+  };
+}

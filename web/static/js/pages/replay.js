@@ -1,0 +1,230 @@
+// The replay viewer: one deal step by step, the table drawn at each step, the event
+// list beside it. The URL (?deal=&step=&view=) always names the moment shown.
+import { api, ApiError, el, errorBox, gameTitle, page, show, storedToken, takeTokenFromFragment } from "../api.js";
+import { renderTable } from "../tables/index.js";
+
+const { main, data } = page();
+const matchId = data.match;
+takeTokenFromFragment(matchId);
+const token = storedToken(matchId) || takeTokenFromFragment("td");
+const params = new URLSearchParams(location.search);
+
+const cache = new Map(); // "deal|view" -> replay JSON
+let rep = null; // the replay shown
+let k = 1; // the step shown (1-based)
+let views = ["all"]; // what `v` cycles through
+let nodes = {};
+
+async function fetchReplay(deal, view) {
+  const key = `${deal ?? "latest"}|${view ?? ""}`;
+  if (!cache.has(key)) {
+    const q = new URLSearchParams();
+    if (deal) q.set("deal", deal);
+    if (view) q.set("view", view);
+    cache.set(key, api(`/matches/${encodeURIComponent(matchId)}/replay?${q}`, { token }).catch((err) => {
+      cache.delete(key);
+      throw err;
+    }));
+  }
+  return cache.get(key);
+}
+
+function viewLabel(view) {
+  if (view === "all") return "all hands";
+  if (view === "public") return "public view";
+  return `${view}'s view`;
+}
+
+function stepURL(step, view = rep.view) {
+  const q = new URLSearchParams({ deal: rep.deal, step, view });
+  return `${location.pathname}?${q}`;
+}
+
+// --- moving ---------------------------------------------------------------------------
+const actorOf = (i) => rep.steps[i - 1].event.actor;
+
+const moves = {
+  next: () => Math.min(k + 1, rep.steps.length),
+  prev: () => Math.max(k - 1, 1),
+  first: () => 1,
+  last: () => rep.steps.length,
+  // a turn or a trick: the next event by another actor than now (as the CLI's replay)
+  nextTurn: () => {
+    const n = rep.steps.length;
+    const actor = actorOf(k);
+    let i = k + 1;
+    while (i < n && actorOf(i) === actor) i += 1;
+    return Math.min(i, n);
+  },
+  prevTurn: () => {
+    let i = k - 1;
+    if (i < 1) return k;
+    const actor = actorOf(i);
+    while (i > 1 && actorOf(i - 1) === actor) i -= 1;
+    return i;
+  },
+  nextRuling: () => {
+    for (let i = k + 1; i <= rep.steps.length; i += 1) if (rep.steps[i - 1].ruling) return i;
+    return k;
+  },
+  prevRuling: () => {
+    for (let i = k - 1; i >= 1; i -= 1) if (rep.steps[i - 1].ruling) return i;
+    return k;
+  },
+};
+
+function go(to) {
+  if (!rep || to === k) return;
+  k = to;
+  drawStep();
+}
+
+async function cycleView() {
+  const at = views.indexOf(rep.view);
+  for (let i = 1; i <= views.length; i += 1) {
+    const view = views[(at + i) % views.length];
+    try {
+      const next = await fetchReplay(rep.deal, view);
+      rep = next;
+      k = Math.min(k, rep.steps.length);
+      drawAll();
+      return;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 403)) throw err;
+    }
+  }
+}
+
+async function openDeal(deal) {
+  const view = rep ? rep.view : null;
+  let next;
+  try {
+    next = await fetchReplay(deal, view);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 403)) throw err;
+    next = await fetchReplay(deal, null);
+  }
+  rep = next;
+  k = 1;
+  setViews();
+  drawAll();
+}
+
+function setViews() {
+  const players = rep.steps[0].state.players;
+  views = rep.ended ? ["all", ...players] : [...new Set([rep.view, "public"])];
+}
+
+// --- drawing --------------------------------------------------------------------------
+const KEYS = [
+  ["first", "Home", "« First", "first step"],
+  ["prevTurn", "ArrowUp", "↑ Turn", "previous turn or trick"],
+  ["prev", "ArrowLeft", "← Back", "previous event"],
+  ["next", "ArrowRight", "Next →", "next event"],
+  ["nextTurn", "ArrowDown", "Turn ↓", "next turn or trick"],
+  ["last", "End", "Last »", "last step"],
+  ["nextRuling", "r", "Next ruling (r)", "next ruling or settlement"],
+];
+
+function drawAll() {
+  const players = rep.steps[0].state.players;
+  const game = rep.steps[0].state.game;
+  const dealPicker = el("select", { id: "deal", onchange: (e) => openDeal(Number(e.target.value)).catch(fail) },
+    rep.deals.map((d) => el("option", { value: d, selected: d === rep.deal }, `deal ${d}`)));
+  const viewButton = el("button", { type: "button", id: "view", "aria-keyshortcuts": "v", onclick: () => cycleView().catch(fail) },
+    `View: ${viewLabel(rep.view)} (v)`);
+  const controls = el("div", { class: "controls", role: "toolbar", "aria-label": "Replay controls" },
+    KEYS.map(([move, key, text, label]) => el("button", {
+      type: "button", "data-move": move, "aria-keyshortcuts": key, "aria-label": label,
+      onclick: () => go(moves[move]()),
+    }, text)), viewButton);
+  nodes.now = el("p", { class: "now", id: "now", "aria-live": "polite" });
+  nodes.table = el("div", { id: "table" });
+  nodes.list = el("ol", {}, rep.steps.map((s) => el("li", { class: s.ruling ? "ruling" : null, dataset: { step: s.step } },
+    el("a", { href: stepURL(s.step), onclick: (e) => { e.preventDefault(); go(s.step); } },
+      el("span", { class: "n" }, s.step), " ", s.description))));
+  show(main,
+    el("div", { class: "replay-head" },
+      el("h1", {}, `Replay · ${gameTitle(game)} · ${matchId}`),
+      el("label", { for: "deal" }, "Deal ", dealPicker),
+      el("span", { class: "muted" }, players.join(", ")),
+    ),
+    rep.ended ? null : el("p", { class: "note" }, `Deal ${rep.deal} is still being played: you see ${viewLabel(rep.view)}.`),
+    controls,
+    nodes.now,
+    el("div", { class: "replay-body" },
+      el("section", { "aria-label": "Table" }, nodes.table),
+      el("nav", { class: "events", "aria-label": "Events of this deal" }, el("h2", {}, `Events (${rep.steps.length})`), nodes.list)),
+    el("p", { class: "keys" }, "Keys: ", el("kbd", {}, "←"), "/", el("kbd", {}, "→"), " one event · ",
+      el("kbd", {}, "↑"), "/", el("kbd", {}, "↓"), " or ", el("kbd", {}, "["), "/", el("kbd", {}, "]"), " one turn or trick · ",
+      el("kbd", {}, "Home"), "/", el("kbd", {}, "End"), " · ", el("kbd", {}, "r"), " next ruling or settlement (",
+      el("kbd", {}, "R"), " previous) · ", el("kbd", {}, "v"), " all hands / each seat's view"),
+  );
+  drawStep();
+}
+
+function drawStep() {
+  const s = rep.steps[k - 1];
+  history.replaceState(null, "", stepURL(k));
+  document.title = `Replay ${matchId} · deal ${rep.deal} · step ${k} · kartludo`;
+  nodes.now.replaceChildren(
+    el("span", { class: "where" }, `Deal ${rep.deal} · step ${k} of ${rep.steps.length} · #${s.event.position}`
+      + `${s.event.actor ? ` · by ${s.event.actor}` : ""} · ${viewLabel(rep.view)}`),
+    el("span", { class: "description" }, s.description));
+  try {
+    nodes.table.replaceChildren(renderTable(s.state));
+  } catch (err) {
+    nodes.table.replaceChildren(errorBox(err));
+  }
+  for (const li of nodes.list.children) {
+    const current = Number(li.dataset.step) === k;
+    li.classList.toggle("current", current);
+    const a = li.firstChild;
+    if (current) a.setAttribute("aria-current", "step");
+    else a.removeAttribute("aria-current");
+    if (current) li.scrollIntoView({ block: "nearest" });
+  }
+}
+
+// --- keys -----------------------------------------------------------------------------
+const KEYMAP = {
+  ArrowRight: "next", ArrowLeft: "prev", ArrowDown: "nextTurn", ArrowUp: "prevTurn", "]": "nextTurn", "[": "prevTurn",
+  Home: "first", End: "last", r: "nextRuling", R: "prevRuling",
+};
+
+document.addEventListener("keydown", (e) => {
+  if (!rep || e.altKey || e.ctrlKey || e.metaKey) return;
+  const tag = (e.target && e.target.tagName) || "";
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+  if (e.key === "v") {
+    e.preventDefault();
+    cycleView().catch(fail);
+    return;
+  }
+  const move = KEYMAP[e.key];
+  if (!move) return;
+  e.preventDefault();
+  go(moves[move]());
+});
+
+function fail(err) {
+  main.prepend(errorBox(err));
+}
+
+async function start() {
+  const deal = params.get("deal") ? Number(params.get("deal")) : null;
+  const view = params.get("view");
+  try {
+    rep = await fetchReplay(deal, view);
+  } catch (err) {
+    if (!(view && err instanceof ApiError && err.status === 403)) throw err;
+    rep = await fetchReplay(deal, null); // a view this token may not see: fall back to its own
+  }
+  setViews();
+  const pos = Number(params.get("pos"));
+  const at = pos ? rep.steps.findIndex((s) => s.event.position === pos) + 1 : 0;
+  k = at || Math.min(Math.max(Number(params.get("step")) || 1, 1), rep.steps.length);
+  drawAll();
+}
+
+start().catch((err) => show(main, el("h1", {}, `Replay · ${matchId}`), errorBox(err)));

@@ -1,0 +1,67 @@
+// One ruling: the facts, the rule, its effect and status, the dispute history, and the
+// table as it stood when the ruling was made, with a link to that step of the replay.
+import { api, ApiError, el, errorBox, formatTime, gameTitle, page, show, storedToken } from "../api.js";
+import { renderTable } from "../tables/index.js";
+
+const { main, data } = page();
+
+function facts(obj) {
+  const entries = Object.entries(obj || {});
+  if (!entries.length) return el("span", { class: "muted" }, "none");
+  return el("dl", { class: "facts" }, entries.flatMap(([k, v]) => [
+    el("dt", {}, k.replaceAll("_", " ")),
+    el("dd", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)),
+  ]));
+}
+
+async function load() {
+  const r = await api(`/audit/${encodeURIComponent(data.match)}/${encodeURIComponent(data.ruling)}`);
+  const token = storedToken(r.match) || storedToken("td");
+  let replay = null;
+  let replayError = null;
+  try {
+    replay = await api(`/matches/${encodeURIComponent(r.match)}/replay?deal=${r.deal}`, { token });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    replayError = err;
+  }
+  const k = replay ? replay.steps.findIndex((s) => s.event.position === r.position) + 1 : 0;
+  const link = `/ui/replay/${r.match}?${new URLSearchParams({ deal: r.deal, step: k || 1, view: replay ? replay.view : "all" })}`;
+  let table = null;
+  if (replay && k) {
+    const before = k > 1 ? replay.steps[k - 2] : null;
+    table = el("section", { "aria-labelledby": "at-ruling" },
+      el("h2", { id: "at-ruling" }, before ? "The table when the ruling was made" : "The table after the ruling"),
+      el("p", { class: "muted" }, `${before ? `Step ${k - 1}` : `Step ${k}`} of deal ${r.deal}, ${replay.ended ? "every hand shown" : `seen as ${replay.view}`}.`),
+      el("p", { class: "now" }, el("span", { class: "where" }, `Step ${k} · #${r.position}`), replay.steps[k - 1].description),
+      renderTable((before || replay.steps[k - 1]).state));
+  }
+  show(main,
+    el("h1", {}, `Ruling ${r.id}`),
+    el("p", {}, `${gameTitle(r.game)} · match `, el("a", { href: `/ui/replay/${r.match}` }, r.match),
+      ` · deal ${r.deal} · ${r.player} (seat ${r.seat + 1}) · recorded ${formatTime(r.recorded_at)}`),
+    el("p", {}, el("a", { href: link, class: "button", id: "open-replay" }, "Open the replay at this step")),
+    el("h2", {}, "Ruling"),
+    el("dl", { class: "facts", id: "ruling-facts" },
+      el("dt", {}, "rule"), el("dd", {}, r.rule),
+      el("dt", {}, "type"), el("dd", {}, r.type),
+      el("dt", {}, "status"), el("dd", { id: "ruling-status" }, r.status),
+      r.series ? [el("dt", {}, "series"), el("dd", {}, el("a", { href: `/ui/series/${r.series}` }, r.series),
+        r.series_effect ? ` (${r.series_effect})` : "")] : null,
+      r.lifted_position ? [el("dt", {}, "lifted by event"), el("dd", {}, `#${r.lifted_position}`)] : null),
+    el("h2", {}, "Facts"),
+    facts(r.facts),
+    el("h2", {}, "Effect"),
+    facts(r.effect),
+    r.voided && r.voided.length ? [el("h2", {}, "Voided"), el("ul", {}, r.voided.map((v) => el("li", {}, JSON.stringify(v))))] : null,
+    el("h2", {}, "Dispute history"),
+    r.history.length
+      ? el("ol", { class: "history", id: "history" }, r.history.map((h) => el("li", {},
+          el("strong", {}, h.kind), ` by ${h.by} · ${formatTime(h.at)} · #${h.position}: ${h.reason}`)))
+      : el("p", { class: "muted", id: "history" }, "Not appealed."),
+    table,
+    replayError ? errorBox(replayError) : null,
+  );
+}
+
+load().catch((err) => show(main, el("h1", {}, `Ruling ${data.match}/${data.ruling}`), errorBox(err)));

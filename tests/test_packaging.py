@@ -33,8 +33,13 @@ def test_fresh_venv_install_has_only_the_kartludo_package(tmp_path):
     ours = {n for n in ours if not n.startswith(("pip-", "setuptools-"))}
     assert ours == {"kartludo", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     assert sorted(p.name for p in (site / "kartludo").iterdir() if p.is_dir() and p.name != "__pycache__") == [
-        "app", "cli", "engine", "events", "projections", "service", "store",
+        "app", "cli", "engine", "events", "projections", "service", "store", "web",
     ]
+    # the browser pages' assets travel in the wheel: every file under web/static
+    static = ROOT / "web" / "static"
+    shipped = {p.relative_to(site / "kartludo" / "web" / "static") for p in (site / "kartludo" / "web" / "static").rglob("*")
+               if p.is_file()}
+    assert shipped == {p.relative_to(static) for p in static.rglob("*") if p.is_file()}
     # import it from the fresh venv, borrowing only third-party dependencies from ours
     deps = sysconfig.get_paths()["purelib"]
     env = dict(os.environ, PYTHONPATH=deps)
@@ -65,7 +70,7 @@ def test_every_package_folder_is_listed_in_pyproject():
     listed = dict(config["package-dir"])
     assert sorted(listed) == sorted(config["packages"])
     found = set()
-    for layer in ("app", "cli", "engine", "events", "projections", "service", "store"):
+    for layer in ("app", "cli", "engine", "events", "projections", "service", "store", "web"):
         for init in (ROOT / layer).rglob("__init__.py"):
             folder = init.parent.relative_to(ROOT).as_posix()
             found.add(folder)

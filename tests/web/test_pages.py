@@ -338,3 +338,41 @@ def test_unknown_match_pages_say_so(site, page):
 def test_assets_are_served(site, page, path):
     resp = page.request.get(site.url + path)
     assert resp.status == 200 and resp.body()
+
+
+@pytest.mark.parametrize("game", ["uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"])
+def test_live_table_of_every_game_plays_and_shows_only_the_seats_cards(site, page, shots, game):
+    from kartludo.engine.registry import get_game
+
+    players = ["ann", "bob", "cy", "dee", "eve", "fay"][:get_game(game).player_counts[0]]
+    created = dealt_match(site, game, players, seed=21)
+    mid, tokens = created["match"], created["tokens"]
+    me = site.api("GET", f"/matches/{mid}/state", site.td_token)["to_act"][0]
+
+    def check(mine: dict) -> None:
+        everyone = site.api("GET", f"/matches/{mid}/state", site.td_token)
+        # the hand drawn in my panel is exactly my hand
+        drawn = page.eval_on_selector_all(f"#table [data-player='{me}'] .t-hand [data-card]", "es => es.map(e => e.dataset.card)")
+        assert sorted(drawn) == sorted(mine["hands"][me])
+        # no card another seat holds face down is anywhere in the page
+        visible = {c for c in re.findall(r"'([^' ]{1,3})'", str(mine))}
+        hidden = {c for p, h in everyone["hands"].items() if p != me for c in h} - visible
+        dom = page.content()
+        assert hidden and not [c for c in hidden if f'data-card="{c}"' in dom]
+
+    page.goto(f"{site.url}/ui/table/{mid}#token={tokens[me]}")
+    page.wait_for_selector("#legal button[data-command]")
+    mine = site.api("GET", f"/matches/{mid}/state", tokens[me])
+    check(mine)
+    page.screenshot(path=shots / f"{game}-table.png", full_page=True)
+    # play: a playable card if there is one (a click on the card), else the first command button
+    playable = page.locator("#table button.card.playable")
+    if playable.count() and not playable.first.get_attribute("aria-label").endswith("possible commands"):
+        playable.first.click()
+    else:
+        page.locator("#legal button[data-command]").first.click()
+    page.wait_for_function(f"document.querySelectorAll('#feed li').length > {mine['version']}")
+    after = site.api("GET", f"/matches/{mid}/state", tokens[me])
+    assert after["version"] > mine["version"]
+    page.wait_for_function(f"document.getElementById('status').textContent.includes('{after['phase']}')")
+    check(after)

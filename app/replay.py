@@ -68,6 +68,33 @@ def is_ruling_or_settlement(event: Event) -> bool:
     return isinstance(event, Ruling) or (type(event).derived and not isinstance(event, MatchClosed))
 
 
+def turn_units(game: Game[Any], steps: list[Step]) -> list[int]:
+    """The turn or trick each step belongs to (0, 1, …): a trick is its card plays and
+    the event closing it; otherwise a turn is a run of events by one actor. ↑/↓ in a
+    replay move by these units."""
+    units: list[int] = []
+    unit, actor_before, open_trick = -1, None, False
+    for st in steps:
+        role = game.trick_role(st.record.event)
+        actor = st.record.actor
+        if role == "play":
+            if not open_trick:
+                unit += 1
+                open_trick = True
+        elif role == "end":
+            if not open_trick:
+                unit += 1
+            open_trick = False
+            actor = None  # whatever follows a trick starts a new unit
+        else:
+            if open_trick or actor_before is None or actor != actor_before:
+                unit += 1
+            open_trick = False
+        actor_before = actor
+        units.append(unit)
+    return units
+
+
 def deal_numbers(records: list[Recorded]) -> list[int]:
     return [r.event.deal for r in records if isinstance(r.event, DealStarted)]
 
@@ -108,6 +135,7 @@ class Navigator:
         self.k = min(max(start, 1), self.count)
         self.viewer = viewer
         self.seats = len(replay.match.players)
+        self.units = turn_units(replay.game, replay.steps)
 
     def _record(self, k: int) -> Recorded:
         return self.replay.steps[k - 1].record
@@ -127,22 +155,22 @@ class Navigator:
     def jump(self, k: int) -> None:
         self.k = min(max(k, 1), self.count)
 
+    def _end_of(self, unit: int) -> int:
+        return max(i for i, u in enumerate(self.units, 1) if u == unit)
+
     def next_turn(self) -> None:
-        """To the next event by another actor than now (a new turn, or a trick's end)."""
-        actor = self._record(self.k).actor
-        k = self.k + 1
-        while k < self.count and self._record(k).actor == actor:
-            k += 1
-        self.k = min(k, self.count)
+        """To the end of this turn or trick, or, already there, of the next one."""
+        unit = self.units[self.k - 1]
+        end = self._end_of(unit)
+        if self.k < end:
+            self.k = end
+        elif unit < self.units[-1]:
+            self.k = self._end_of(unit + 1)
 
     def prev_turn(self) -> None:
-        k = self.k - 1
-        if k < 1:
-            return
-        actor = self._record(k).actor
-        while k > 1 and self._record(k - 1).actor == actor:
-            k -= 1
-        self.k = k
+        """To the end of the previous turn or trick."""
+        unit = self.units[self.k - 1]
+        self.k = self._end_of(unit - 1) if unit > 0 else 1
 
     def next_ruling(self) -> bool:
         """To the next ruling or settlement (an event the engine decided)."""

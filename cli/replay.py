@@ -8,7 +8,7 @@ import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 
-HELP = ("keys: n/→/space next · p/← back · t/T next/prev turn or trick · r/R next/prev ruling or settlement · "
+HELP = ("keys: n/→/space next · p/← back · t/T end of next/prev turn or trick · r/R next/prev ruling or settlement · "
         "g first · G last · j jump · v all hands/each seat · q quit")
 
 

@@ -249,6 +249,12 @@ class Game(abc.ABC, Generic[S]):
     def bots(self) -> dict[str, "Bot[S]"]:
         return {}
 
+    def trick_role(self, event: Event) -> str | None:
+        """``"play"`` for a card played to a trick, ``"end"`` for the event closing a
+        trick, None otherwise (and always, in a game without tricks). A replay moves
+        trick by trick with it."""
+        return None
+
 
 _RULES_FUNCTIONS = ("start", "next_dealer", "decide", "evolve", "automatic", "legal_commands", "to_act", "can_deal")
 _VIEW_FUNCTIONS = ("view", "redact", "render", "describe")

@@ -323,7 +323,7 @@ def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
     has ended is public: every hand by default, or `view` = `public` or a player's name
     for what that seat saw. A running deal is shown in the caller's view (`view` may
     narrow it: a TD may ask for any seat's view, a seat only for its own or `public`)."""
-    from kartludo.app.replay import build, is_ruling_or_settlement
+    from kartludo.app.replay import build, is_ruling_or_settlement, turn_units
 
     sv = _services(request)
     who = sv.caller(request)
@@ -342,12 +342,13 @@ def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
     if to is not None and to > count:
         raise NotFoundException(f"deal {rep.deal} has {count} steps, not {to}")
     steps = []
+    units = turn_units(m.game, rep.steps)
     for k in [to] if to else range(1, count + 1):
         st = rep.steps[k - 1]
         state = svc.state_json(Match(m.id, m.game, m.created, st.state, st.record.version), viewer)
         text = rep.description(k, viewer)
         steps.append(s.ReplayStep(k, count, text, event_out(m.game, st.record, viewer, text), state,
-                                  is_ruling_or_settlement(st.record.event)))
+                                  is_ruling_or_settlement(st.record.event), units[k - 1]))
     name = "all" if viewer == ALL else "public" if viewer is None else m.players[viewer]
     return s.ReplayOut(mid, rep.deal, rep.deals, ended, steps, name)
 

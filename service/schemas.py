@@ -90,6 +90,8 @@ class ReplayStep(msgspec.Struct):
     state: dict[str, Any]
     #: an event the engine decided (a ruling or a settlement): where `r` stops in a viewer
     ruling: bool = False
+    #: the turn or trick the step belongs to (0, 1, …): ↑/↓ in a viewer move by these
+    turn: int = 0
 
 
 class ReplayOut(msgspec.Struct):

@@ -1,4 +1,5 @@
-"""Serving an app on a free loopback port from a test (uvicorn in a thread)."""
+"""Serving an app on a free loopback port from a test (uvicorn in a thread), and the
+bearer header the tests send."""
 
 from __future__ import annotations
 
@@ -32,3 +33,7 @@ def serve_in_thread(app: Any) -> Iterator[str]:
     finally:
         srv.should_exit = True
         thread.join(5)
+
+
+def bearer(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}

@@ -29,6 +29,7 @@ from kartludo.engine.hakamo.rules import (
 )
 from kartludo.engine.hakamo.state import SEAT_LABELS, HkState, Phase
 from kartludo.engine.jx import JX_DECK, is_card
+from kartludo.events.hakamo import Played, TrickEnded
 
 _SIMPLE = {"pass": Pass, "keep": Keep, "exchange": Exchange, "solo": Solo, "recruit": Recruit, "resign": Resign}
 VERBS = (
@@ -61,6 +62,9 @@ class Hakamo(ModuleGame[HkState]):
     ruleset = "hakamo-1"
     player_counts = (4,)
     command_types = COMMAND_TYPES
+
+    def trick_role(self, event: Any) -> str | None:
+        return "play" if isinstance(event, Played) else "end" if isinstance(event, TrickEnded) else None
 
     def deck(self, options: dict[str, Any]) -> tuple[str, ...]:
         return JX_DECK

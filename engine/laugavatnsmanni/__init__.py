@@ -29,6 +29,7 @@ from kartludo.engine.laugavatnsmanni.rules import (
     Yield,
 )
 from kartludo.engine.laugavatnsmanni.state import CONTRACTS, SEAT_LABELS, LvState, Phase
+from kartludo.events.laugavatnsmanni import CardPlayed, TrickWon
 
 VERBS = "contract NAME, great NAME, pass, hold NAME, yield, exchange [CARD…], play CARD"
 
@@ -82,6 +83,9 @@ class Laugavatnsmanni(ModuleGame[LvState]):
         ),
     }
     command_types = COMMAND_TYPES
+
+    def trick_role(self, event: Any) -> str | None:
+        return "play" if isinstance(event, CardPlayed) else "end" if isinstance(event, TrickWon) else None
 
     def deck(self, options: dict[str, Any]) -> tuple[str, ...]:
         return DECK_52

@@ -70,8 +70,12 @@ def test_navigator_keys(store, fouled):
     rep = build(fouled, svc.records(fouled), 1)
     nav = Navigator(rep)
     assert nav.k == 1 and nav.viewer == ALL
-    nav.next_turn()
-    assert rep.steps[nav.k - 1].record.actor != rep.steps[0].record.actor
+    nav.next_turn()  # to the end of the next actor's turn
+    actor = rep.steps[nav.k - 1].record.actor
+    assert actor != rep.steps[0].record.actor
+    assert nav.k == nav.count or rep.steps[nav.k].record.actor != actor
+    assert rep.steps[nav.k - 2].record.actor == actor or rep.steps[nav.k - 2].record.actor == rep.steps[0].record.actor
+    nav.first()
     assert nav.next_ruling() and rep.steps[nav.k - 1].record.type == "uxinjo.foul"
     nav.prev()
     assert rep.steps[nav.k - 1].record.type == "uxinjo.munt"
@@ -186,3 +190,40 @@ def test_recheck_catches_a_ruling_made_under_another_option(k, store, fouled):
     out = k("audit", "recheck", "copy01", code=1)
     assert "DIFFERS match copy01" in out and "uxinjo.settled" in out and "uxinjo.foul" in out
     assert "1 differences" in out or "differences" in out
+
+
+@pytest.mark.parametrize("game, players", [("hakamo", ["ann", "bob", "cy", "dee"]),
+                                           ("laugavatnsmanni", ["ann", "bob", "cy"])])
+def test_turn_keys_move_trick_by_trick_in_trick_games(store, game, players):
+    """In a trick game ↓ goes from a trick's first card to the event closing it, and a
+    trick (its plays and its end) is one unit; elsewhere a unit is one actor's run."""
+    import random
+
+    from kartludo.app.replay import turn_units
+    from kartludo.app.simulate import pick_bots, play_match
+
+    svc = MatchService(store)
+    mid, _, _ = play_match(svc, game, players, pick_bots(game, ["heuristic"]), random.Random(4), max_deals=1)
+    rep = build(mid, svc.records(mid), 1)
+    g = rep.game
+    units = turn_units(g, rep.steps)
+    roles = [g.trick_role(s.record.event) for s in rep.steps]
+    ends = [i for i, r in enumerate(roles, 1) if r == "end"]
+    assert ends and units == sorted(units) and units[0] == 0
+    for end in ends:
+        # the trick's unit: exactly its plays (one per player) and its end
+        members = [i for i, u in enumerate(units, 1) if u == units[end - 1]]
+        assert [roles[i - 1] for i in members] == ["play"] * len(players) + ["end"]
+    first_play = roles.index("play") + 1
+    nav = Navigator(rep)
+    nav.jump(first_play)
+    nav.next_turn()
+    assert nav.k == ends[0]
+    nav.next_turn()
+    assert len(ends) > 1 and nav.k == ends[1]
+    nav.prev_turn()
+    assert nav.k == ends[0]
+    # outside tricks one unit is one actor's run
+    for i in range(2, first_play):
+        same = rep.steps[i - 1].record.actor == rep.steps[i - 2].record.actor
+        assert (units[i - 1] == units[i - 2]) == same

@@ -27,10 +27,6 @@ def client(store, db_url):
         yield c
 
 
-def bearer(token: str | None) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"} if token else {}
-
-
 @pytest.fixture
 def server(store, db_url):
     """The app served by uvicorn on a free loopback port; yields its base URL."""

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from kartludo.app.matches import MatchService
 from kartludo.cli.main import cli
 
-from conftest import bearer
+from serving import bearer
 
 PLAYERS = ["ann", "bob", "cy"]
 

@@ -18,7 +18,7 @@ from kartludo.app.matches import MatchService
 from kartludo.engine.base import ALL
 from kartludo.engine.registry import get_game
 
-from conftest import bearer
+from serving import bearer
 
 GAMES = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
 

@@ -12,7 +12,7 @@ from kartludo.app.matches import MatchService, refold_all, stream_of
 from kartludo.events.base import to_builtins
 from kartludo.store import EventStore
 
-from conftest import bearer
+from serving import bearer
 
 PLAYERS = ["ann", "bob", "cy"]
 

@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.checks import (
 
 from kartludo.app.matches import MatchService
 
-from conftest import bearer
+from serving import bearer
 
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance, status_code_conformance]
 #: the live stream never ends by itself: it has its own tests

@@ -376,3 +376,24 @@ def test_live_table_of_every_game_plays_and_shows_only_the_seats_cards(site, pag
     assert after["version"] > mine["version"]
     page.wait_for_function(f"document.getElementById('status').textContent.includes('{after['phase']}')")
     check(after)
+
+
+def test_replay_of_a_trick_game_moves_trick_by_trick(site, page):
+    players = ["ann", "bob", "cy", "dee"]
+    mid = dealt_match(site, "hakamo", players, seed=8)["match"]
+    for deal in range(1, 6):  # the first deal whose cards are played (everyone may pass)
+        play_deal_out(site.store, mid)
+        steps = site.api("GET", f"/matches/{mid}/replay", params={"deal": deal})["steps"]
+        trick_ends = [s["step"] for s in steps if s["event"]["type"] == "hakamo.trick"]
+        if len(trick_ends) >= 3:
+            break
+        site.api("POST", f"/matches/{mid}/deals", site.td_token)
+    first_play = next(s["step"] for s in steps if s["event"]["type"] == "hakamo.play")
+    page.goto(f"{site.url}/ui/replay/{mid}?deal={deal}&step={first_play}")
+    page.wait_for_selector("#now .description")
+    for end in trick_ends[:3]:
+        page.keyboard.press("ArrowDown")
+        page.wait_for_function(f"new URLSearchParams(location.search).get('step') === '{end}'")
+        assert page.inner_text("#now .description") == steps[end - 1]["description"]
+    page.keyboard.press("[")
+    page.wait_for_function(f"new URLSearchParams(location.search).get('step') === '{trick_ends[1]}'")

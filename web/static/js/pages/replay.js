@@ -41,28 +41,27 @@ function stepURL(step, view = rep.view) {
 }
 
 // --- moving ---------------------------------------------------------------------------
-const actorOf = (i) => rep.steps[i - 1].event.actor;
+// A turn is a run of events by one actor; a trick is its card plays and the event that
+// closes it (the server numbers them: step.turn). ↑/↓ go from one's end to the next's.
+const unitOf = (i) => rep.steps[i - 1].turn;
+const endOf = (unit) => {
+  let end = 0;
+  rep.steps.forEach((s) => { if (s.turn === unit) end = s.step; });
+  return end;
+};
 
 const moves = {
   next: () => Math.min(k + 1, rep.steps.length),
   prev: () => Math.max(k - 1, 1),
   first: () => 1,
   last: () => rep.steps.length,
-  // a turn or a trick: the next event by another actor than now (as the CLI's replay)
   nextTurn: () => {
-    const n = rep.steps.length;
-    const actor = actorOf(k);
-    let i = k + 1;
-    while (i < n && actorOf(i) === actor) i += 1;
-    return Math.min(i, n);
+    const unit = unitOf(k);
+    const end = endOf(unit);
+    if (k < end) return end;
+    return unit < unitOf(rep.steps.length) ? endOf(unit + 1) : k;
   },
-  prevTurn: () => {
-    let i = k - 1;
-    if (i < 1) return k;
-    const actor = actorOf(i);
-    while (i > 1 && actorOf(i - 1) === actor) i -= 1;
-    return i;
-  },
+  prevTurn: () => (unitOf(k) > 0 ? endOf(unitOf(k) - 1) : 1),
   nextRuling: () => {
     for (let i = k + 1; i <= rep.steps.length; i += 1) if (rep.steps[i - 1].ruling) return i;
     return k;

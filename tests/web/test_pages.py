@@ -263,6 +263,8 @@ def test_ruling_page_and_its_replay_link(site, page, shots):
     assert [line.split(" by ")[0] for line in shown] == [h["kind"] for h in r["history"]]
     assert all(h["reason"] in line for h, line in zip(r["history"], shown))
     assert page.locator("#main [data-card]").count() > 0  # the table at the ruling
+    drawn = page.eval_on_selector_all("dl.facts [data-card]", "es => es.map(e => e.dataset.card)")
+    assert r["facts"]["cards"] and drawn == r["facts"]["cards"]  # the facts' cards, drawn
     page.screenshot(path=shots / "ruling.png", full_page=True)
     # an appeal and a decision appear in the dispute history
     players = site.api("GET", f"/matches/{mid}/state")["players"]

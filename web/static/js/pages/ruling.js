@@ -1,7 +1,10 @@
 // One ruling: the facts, the rule, its effect and status, the dispute history, and the
 // table as it stood when the ruling was made, with a link to that step of the replay.
 import { api, ApiError, el, errorBox, formatTime, gameTitle, page, show, storedToken } from "../api.js";
+import { cardName, cardRow } from "../cards.js";
 import { renderTable } from "../tables/index.js";
+
+const isCards = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === "string" && cardName(c) !== c);
 
 const { main, data } = page();
 
@@ -10,7 +13,9 @@ function facts(obj) {
   if (!entries.length) return el("span", { class: "muted" }, "none");
   return el("dl", { class: "facts" }, entries.flatMap(([k, v]) => [
     el("dt", {}, k.replaceAll("_", " ")),
-    el("dd", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)),
+    el("dd", {}, isCards(v)
+      ? [cardRow(v, { small: true }), el("span", { class: "muted" }, v.map(cardName).join(", "))]
+      : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)),
   ]));
 }
 

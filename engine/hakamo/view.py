@@ -124,7 +124,10 @@ def _last_trick(s: HkState) -> dict[str, Any] | None:
     names = s.players
     return {
         "number": t.trick,
-        "plays": [{"player": names[p.seat], "card": p.card, "cancelled": p.cancelled} for p in t.plays],
+        "leader": names[t.leader],
+        "lead": t.lead,
+        "plays": [{"player": names[p.seat], "card": p.card, "as": p.face, "role": p.role, "cancelled": p.cancelled}
+                  for p in t.plays],
         "winner": _name(s, t.winner),
         "points": t.points,
     }

@@ -115,10 +115,12 @@ function lastTrickBox(s) {
   const plays = (t.plays || []).map((p) => ({
     player: p.player,
     card: p.card,
-    note: p.cancelled ? "cancelled" : (p.player === t.winner ? "wins" : null),
+    note: [p.as && p.as !== p.card ? `as ${cardName(p.as)}` : null,
+      p.cancelled ? "cancelled" : (p.player === t.winner ? "wins" : null)].filter(Boolean).join(", ") || null,
     cls: p.cancelled ? "t-cancelled" : (p.player === t.winner ? "t-winner" : ""),
   }));
   return box(`Last trick (${t.number})`, "t-last-trick",
+    t.lead ? facts([["led by", t.leader], ["lead colour", colourBadge(t.lead)]]) : null,
     playsList(plays, `Trick ${t.number}: cards played`, { small: true }),
     el("p", { class: "t-trick-result" }, t.winner ? `${t.winner} takes it (+${t.points})` : "every card cancelled"));
 }

@@ -194,7 +194,8 @@ class Game(abc.ABC, Generic[S]):
     # --- asking the state --------------------------------------------------
     @abc.abstractmethod
     def legal_commands(self, state: S, seat: int) -> list[Command]:
-        """Every command ``seat`` may give now, sorted. ``decide`` accepts each."""
+        """Every command ``seat`` may give now, sorted. ``decide`` accepts each. Empty
+        for a seat not in ``to_act`` (the service relies on it)."""
 
     @abc.abstractmethod
     def to_act(self, state: S) -> list[int]:

@@ -128,7 +128,9 @@ def view_json(svc: MatchService, match: Match, viewer: Viewer) -> dict[str, Any]
     so a table client needs one request per turn, not two."""
     out = svc.state_json(match, viewer)
     if isinstance(viewer, int) and viewer >= 0:
-        out["legal"] = [c.text() for c in match.game.legal_commands(match.state, viewer)]
+        # a seat the game is not waiting for has no legal command (every game's contract)
+        waiting = viewer in match.game.to_act(match.state)
+        out["legal"] = [c.text() for c in match.game.legal_commands(match.state, viewer)] if waiting else []
     return out
 
 

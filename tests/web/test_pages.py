@@ -232,17 +232,24 @@ def test_live_table_asks_for_a_token_and_refuses_a_bad_one(site, page):
     assert "unknown or revoked" in page.inner_text("[role=alert]")
 
 
-def test_pages_fit_a_phone(site, browser):
+def test_pages_fit_a_phone(site, browser, shots):
     mid = dealt_match(site)["match"]
     play_deal_out(site.store, mid)
+    live = dealt_match(site, "laugavatnsmanni", seed=4)
+    seat = live["tokens"][site.api("GET", f"/matches/{live['match']}/state", site.td_token)["to_act"][0]]
     context = browser.new_context(viewport={"width": 360, "height": 740})
     pg = context.new_page()
     try:
-        for path in ["/ui/", f"/ui/replay/{mid}?deal=1&step=5", "/ui/standings"]:
+        for path in ["/ui/", f"/ui/replay/{mid}?deal=1&step=5", "/ui/standings", "/ui/audit",
+                     f"/ui/table/{live['match']}#token={seat}"]:
             pg.goto(site.url + path)
             pg.wait_for_selector("main h1")
-            pg.wait_for_load_state("networkidle")
+            if "/ui/table/" in path:  # its live stream stays open: wait for the drawn table
+                pg.wait_for_selector("#table section")
+            else:
+                pg.wait_for_load_state("networkidle")
             assert pg.evaluate("document.documentElement.scrollWidth") <= 360, path
+        pg.screenshot(path=shots / "table-phone.png", full_page=True)
     finally:
         context.close()
 

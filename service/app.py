@@ -29,7 +29,7 @@ from kartludo.app.matches import Match, MatchService, Outcome, describe, fold_re
 from kartludo.app.tokens import Principal, TokenIndex, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.engine.base import ALL, BadCommand, Game, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
-from kartludo.events.match import DealStarted
+from kartludo.events.match import DealStarted, MatchClosed
 from kartludo.service import schemas as s
 from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of
 from kartludo.service.live import LiveHub
@@ -103,16 +103,16 @@ def visible_events(svc: MatchService, match_id: str, viewer: Viewer, after: int 
     game, players, state = first.game, first.players, first.state
     wanted: list[tuple[Recorded, Any, int | None]] = []  # (record, state before it, its deal)
     current = None
+    closed = False
     for rec in records[1:]:
         if isinstance(rec.event, DealStarted):
             current = rec.event.deal
+        closed = closed or isinstance(rec.event, MatchClosed)
         if rec.position > after:
             wanted.append((rec, state, current))
         state = step(game, state, rec.event)
-    match = fold_records(match_id, records) if wanted else first
-    deals = [r.event.deal for r in records if isinstance(r.event, DealStarted)]
-    last = deals[-1] if deals else None
-    last_ended = _last_deal_ended(match)
+    last = current  # the latest deal
+    last_ended = _last_deal_ended(Match(match_id, game, first.created, state, records[-1].version, closed))
     out = []
     if records[0].position > after:
         out.append(event_out(game, records[0], viewer, f"match created: {game.title}, {', '.join(players)}"))

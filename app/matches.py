@@ -165,14 +165,8 @@ class MatchService:
             created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=seed,
                                    options=resolved)
             extra = also(match_id, players) if also is not None else []
-            try:
-                appended = self.store.append_together([(stream_of(match_id), [created], 0), *extra],
-                                                      command_id=command_id, actor=actor)
-            except ConcurrencyConflict:
-                if command_id is None or self.store.find_command(stream_of(match_id), command_id) is None:
-                    raise
-                return match_id, True
-            return match_id, appended[0].duplicate
+            return match_id, self._append_creation([(stream_of(match_id), [created], 0), *extra], match_id,
+                                                   command_id, actor)
         from kartludo.app.series import SERIES_PREFIX, check_can_add, load_series, resolve_series
 
         series = resolve_series(self.store, series)
@@ -184,16 +178,19 @@ class MatchService:
         added = SeriesMatchAdded(match_id=match_id, players=seats)
         # one transaction: the series' version orders its matches (and so the seat rotation)
         extra = also(match_id, seats) if also is not None else []
+        batches = [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0), *extra]
+        return match_id, self._append_creation(batches, match_id, command_id, actor)
+
+    def _append_creation(self, batches: list[Any], match_id: str, command_id: str | None, actor: str) -> bool:
+        """Write a match's creation; True when ``command_id`` had already written it
+        (found by the store, or by a racing retry that won)."""
         try:
-            appended = self.store.append_together(
-                [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0), *extra],
-                command_id=command_id, actor=actor,
-            )
+            appended = self.store.append_together(batches, command_id=command_id, actor=actor)
         except ConcurrencyConflict:
             if command_id is None or self.store.find_command(stream_of(match_id), command_id) is None:
                 raise
-            return match_id, True
-        return match_id, appended[0].duplicate
+            return True
+        return any(a.duplicate for a in appended)
 
     # --- reading ---------------------------------------------------------------
     def resolve(self, prefix: str) -> str:

@@ -52,3 +52,4 @@ def demo(env: Env, matches: int, seed: int) -> None:
     click.echo("")
     click.echo(f"next: kartludo standings · kartludo replay {first[:6]} --deal 1 · kartludo audit list · "
                "kartludo verify")
+    click.echo(f"in a browser: kartludo serve, then http://127.0.0.1:8000/ui/replay/{first}?deal=1")

@@ -41,6 +41,7 @@ def shell(title: str, script: str, **data: str) -> Response[str]:
 <a href="/ui/">Matches</a>
 <a href="/ui/standings">Standings</a>
 <a href="/ui/audit">Rulings</a>
+<a href="/ui/cards">Cards</a>
 </nav></header>
 <main id="main" tabindex="-1"{attrs}><p class="loading">Loading…</p></main>
 </body>

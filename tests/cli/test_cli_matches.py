@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 
 from kartludo.engine.jx import JX_DECK
@@ -83,3 +84,4 @@ def test_demo_on_a_fresh_folder(k):
     for game in game_names():
         assert f"standings · {get_game(game).title}" in out
     assert "replay · match" in out and "deal 1" in out and "step " in out
+    assert re.search(r"http://127\.0\.0\.1:8000/ui/replay/[0-9a-f]{12}\?deal=1", out)

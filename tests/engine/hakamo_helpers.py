@@ -6,13 +6,13 @@ import random
 from collections import Counter
 from typing import Any
 
-import pytest
-
-from kartludo.engine.base import Command, IllegalCommand, StartDeal, fold, seeded_deck
-from kartludo.engine.hakamo import HAKAMO, HkState
+from kartludo.engine.base import StartDeal
+from kartludo.engine.hakamo import HAKAMO
 from kartludo.engine.jx import JX_DECK
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
+
+from scripted import ScriptedTable, bot_step
 
 PLAYERS = ["ann", "bob", "cy", "dan"]
 OR, SU, OK, NO = 0, 1, 2, 3
@@ -51,42 +51,16 @@ def build_deck(
     return tuple(c if c is not None else next(it) for c in deck)
 
 
-class Table:
-    """A match driven command by command; checks the fold after every step."""
+class Table(ScriptedTable):
+    game = HAKAMO
 
     def __init__(self, players: list[str] | None = None) -> None:
-        self.created = MatchCreated(game="hakamo", ruleset=HAKAMO.ruleset, players=list(players or PLAYERS), seed=1)
-        self.state: HkState = HAKAMO.start(self.created)
-        self.events: list[Event] = []
-
-    def apply(self, events: list[Event]) -> list[Event]:
-        for e in events:
-            self.state = HAKAMO.evolve(self.state, e)
-        self.events.extend(events)
-        assert fold(HAKAMO, self.created, self.events) == self.state
-        return events
-
-    def command(self, cmd: Command) -> list[Event]:
-        return self.apply(HAKAMO.decide(self.state, cmd))
+        super().__init__(MatchCreated(game="hakamo", ruleset=HAKAMO.ruleset, players=list(players or PLAYERS), seed=1))
 
     def deal(self, deck: tuple[str, ...] | None = None, **kw: Any) -> list[Event]:
         if deck is None:
             deck = build_deck(dealer=HAKAMO.next_dealer(self.state), **kw)
         return self.command(StartDeal(deck=tuple(deck)))
-
-    def act(self, seat: int, verb: str, *args: str) -> list[Event]:
-        cmd = HAKAMO.parse_command(seat, verb, list(args))
-        assert cmd in HAKAMO.legal_commands(self.state, seat), f"{cmd.text()} not legal for seat {seat}"
-        return self.command(cmd)
-
-    def refuse(self, seat: int, verb: str, *args: str) -> IllegalCommand:
-        cmd = HAKAMO.parse_command(seat, verb, list(args))
-        assert cmd not in HAKAMO.legal_commands(self.state, seat)
-        before = self.state
-        with pytest.raises(IllegalCommand) as info:
-            HAKAMO.decide(self.state, cmd)
-        assert self.state is before
-        return info.value
 
     @property
     def turn(self) -> int:
@@ -117,9 +91,6 @@ class Table:
             out += self.act(self.turn, "play", card)
         return out
 
-    def view(self, viewer: int | None = -1) -> dict[str, Any]:
-        return HAKAMO.view(self.state, viewer)
-
 
 def play_match(seed: int, bots: list[Any], max_deals: int = 30, max_steps: int = 20000, check=None) -> tuple[Table, list[Event]]:
     """A bot match with the seeded shuffle; ``check(table, before, after, events)``
@@ -130,18 +101,9 @@ def play_match(seed: int, bots: list[Any], max_deals: int = 30, max_steps: int =
     while not HAKAMO.is_finished(table.state) and steps < max_steps:
         steps += 1
         before = table.state
-        if HAKAMO.can_deal(table.state):
-            if HAKAMO.deal_number(table.state) >= max_deals:
-                break
-            deck, key = seeded_deck(JX_DECK, seed, HAKAMO.deal_number(table.state) + 1)
-            new = HAKAMO.decide(table.state, StartDeal(deck=deck, shuffle=key))
-        else:
-            seat = HAKAMO.to_act(table.state)[0]
-            legal = HAKAMO.legal_commands(table.state, seat)
-            new = HAKAMO.decide(table.state, bots[seat].choose(HAKAMO, table.state, seat, legal, rng))
-        for e in new:
-            table.state = HAKAMO.evolve(table.state, e)
-        table.events.extend(new)
+        if HAKAMO.can_deal(table.state) and HAKAMO.deal_number(table.state) >= max_deals:
+            break
+        new = bot_step(table, seed, bots, rng)
         if check is not None:
             check(table, before, table.state, new)
     return table, table.events

@@ -6,12 +6,13 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-from kartludo.engine.base import Command, IllegalCommand, StartDeal, fold, seeded_deck
+from kartludo.engine.base import StartDeal
 from kartludo.engine.french import DECK_52, RANKS_52, SUITS
-from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI, LvState, Play
+from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI, Play
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
+
+from scripted import ScriptedTable, bot_step
 
 G = LAUGAVATNSMANNI
 PLAYERS = ["ann", "bob", "cy"]
@@ -63,49 +64,23 @@ def rounds_deal(spec: dict[str, list[str]], manni: tuple[str, ...] = ("2S", "2H"
     return hands
 
 
-class Table:
-    """A match driven command by command; checks the fold after every step."""
+class Table(ScriptedTable):
+    game = G
 
     def __init__(self, options: dict[str, Any] | None = None, players: list[str] | None = None) -> None:
-        self.created = MatchCreated(
+        super().__init__(MatchCreated(
             game="laugavatnsmanni",
             ruleset=G.ruleset,
             players=list(players or PLAYERS),
             seed=1,
             options={"target_points": 10, "max_deals": 18, **(options or {})},
-        )
-        self.state: LvState = G.start(self.created)
-        self.events: list[Event] = []
-
-    def apply(self, events: list[Event]) -> list[Event]:
-        for e in events:
-            self.state = G.evolve(self.state, e)
-        self.events.extend(events)
-        assert fold(G, self.created, self.events) == self.state
-        return events
-
-    def command(self, cmd: Command) -> list[Event]:
-        return self.apply(G.decide(self.state, cmd))
+        ))
 
     def deal(self, deck: tuple[str, ...] | None = None, hands: dict[int, list[str]] | None = None,
              manni: list[str] | None = None) -> list[Event]:
         if deck is None:
             deck = build_deck(G.next_dealer(self.state), hands, manni)
         return self.command(StartDeal(deck=tuple(deck)))
-
-    def act(self, seat: int, verb: str, *args: str) -> list[Event]:
-        cmd = G.parse_command(seat, verb, list(args))
-        assert cmd in G.legal_commands(self.state, seat), f"{cmd.text()} not legal for seat {seat}"
-        return self.command(cmd)
-
-    def refuse(self, seat: int, verb: str, *args: str) -> IllegalCommand:
-        cmd = G.parse_command(seat, verb, list(args))
-        assert cmd not in G.legal_commands(self.state, seat)
-        before, count = self.state, len(self.events)
-        with pytest.raises(IllegalCommand) as info:
-            G.decide(self.state, cmd)
-        assert self.state is before and len(self.events) == count
-        return info.value
 
     def play_out(self, choose: Callable[[int, list[str]], str] | None = None) -> list[Event]:
         """Play the deal's remaining tricks; by default each seat plays its first
@@ -119,9 +94,6 @@ class Table:
             out.extend(self.act(seat, "play", card))
         return out
 
-    def view(self, viewer: int | None = -1) -> dict[str, Any]:
-        return G.view(self.state, viewer)
-
 
 def play_match(seed: int, bots: list[Any], options: dict[str, Any] | None = None, max_steps: int = 20000,
                check=None) -> Table:
@@ -133,16 +105,7 @@ def play_match(seed: int, bots: list[Any], options: dict[str, Any] | None = None
     while not G.is_finished(table.state) and steps < max_steps:
         steps += 1
         before = table.state
-        if G.can_deal(table.state):
-            deck, key = seeded_deck(DECK_52, seed, G.deal_number(table.state) + 1)
-            new = G.decide(table.state, StartDeal(deck=deck, shuffle=key))
-        else:
-            seat = G.to_act(table.state)[0]
-            legal = G.legal_commands(table.state, seat)
-            new = G.decide(table.state, bots[seat].choose(G, table.state, seat, legal, rng))
-        for e in new:
-            table.state = G.evolve(table.state, e)
-        table.events.extend(new)
+        new = bot_step(table, seed, bots, rng)
         if check is not None:
             check(table, before, table.state, new)
     return table

@@ -5,15 +5,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import pytest
-
-from kartludo.engine.base import Command, IllegalCommand, StartDeal, fold, seeded_deck
+from kartludo.engine.base import StartDeal
 from kartludo.engine.french import DECK_36
-from kartludo.engine.svoi_kozyri import SVOI_KOZYRI, SkState
+from kartludo.engine.svoi_kozyri import SVOI_KOZYRI
 from kartludo.engine.svoi_kozyri.rules import first_dealer
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
 from kartludo.events.svoi_kozyri import DealEnded
+
+from scripted import ScriptedTable, bot_step
 
 NAMES = ["ann", "bob", "cy", "dan"]
 G = SVOI_KOZYRI
@@ -70,43 +70,26 @@ def seed_for_dealer(n: int, dealer: int) -> int:
     return next(s for s in range(1000) if first_dealer(s, n) == dealer)
 
 
-class Table:
-    """A match driven command by command; checks the fold after every step."""
+class Table(ScriptedTable):
+    game = G
 
     def __init__(self, n: int = 4, *, dealer: int = 0, trumps: list[str] | None = None, deals: int = 8,
                  seed: int | None = None) -> None:
-        self.created = MatchCreated(
+        super().__init__(MatchCreated(
             game="svoi-kozyri",
             ruleset=G.ruleset,
             players=NAMES[:n],
             seed=seed_for_dealer(n, dealer) if seed is None else seed,
             options={"trumps": trumps or ["S", "H", "D", "C"], "deals": deals},
-        )
-        self.state: SkState = G.start(self.created)
-        self.events: list[Event] = []
+        ))
 
     @property
     def n(self) -> int:
         return len(self.created.players)
 
-    def apply(self, events: list[Event]) -> list[Event]:
-        for e in events:
-            self.state = G.evolve(self.state, e)
-        self.events.extend(events)
-        assert fold(G, self.created, self.events) == self.state
-        return events
-
-    def command(self, cmd: Command) -> list[Event]:
-        return self.apply(G.decide(self.state, cmd))
-
     def deal(self, hands: dict[int, list[str]] | None = None) -> list[Event]:
         deck = build_deck(self.n, G.next_dealer(self.state), hands or {})
         return self.command(StartDeal(deck=deck))
-
-    def act(self, seat: int, verb: str, *args: str) -> list[Event]:
-        cmd = G.parse_command(seat, verb, list(args))
-        assert cmd in G.legal_commands(self.state, seat), f"{cmd.text()} not legal for seat {seat}"
-        return self.command(cmd)
 
     def play(self, seat: int, *cards: str) -> list[Event]:
         """One or more cards in a row by ``seat`` (a beat and its extra card)."""
@@ -115,20 +98,8 @@ class Table:
             out += self.act(seat, "play", card)
         return out
 
-    def refuse(self, seat: int, verb: str, *args: str) -> IllegalCommand:
-        cmd = G.parse_command(seat, verb, list(args))
-        assert cmd not in G.legal_commands(self.state, seat)
-        before = self.state
-        with pytest.raises(IllegalCommand) as info:
-            G.decide(self.state, cmd)
-        assert self.state is before
-        return info.value
-
     def hand(self, seat: int) -> list[str]:
         return list(self.state.hands[seat])
-
-    def view(self, viewer: Any = -1) -> dict[str, Any]:
-        return G.view(self.state, viewer)
 
 
 def play_match(
@@ -158,22 +129,14 @@ def play_match(
         if G.can_deal(table.state):
             if G.deal_number(table.state) >= max_deals:
                 break
-            deck, key = seeded_deck(DECK_36, seed, G.deal_number(table.state) + 1)
-            new = G.decide(table.state, StartDeal(deck=deck, shuffle=key))
             count = 0
         else:
             count += 1
             total += 1
             if count > per_deal:
                 raise DealTooLong(f"seed {seed}, {n} players: deal {table.state.deal} passed {per_deal} commands")
-            seat = G.to_act(table.state)[0]
-            legal = G.legal_commands(table.state, seat)
-            new = G.decide(table.state, bots[seat].choose(G, table.state, seat, legal, rng))
-        for e in new:
-            table.state = G.evolve(table.state, e)
-            if isinstance(e, DealEnded):
-                lengths.append(count)
-        table.events.extend(new)
+        new = bot_step(table, seed, bots, rng)
+        lengths.extend(count for e in new if isinstance(e, DealEnded))
         if check is not None:
             check(table, before, table.state, new)
     return table, lengths

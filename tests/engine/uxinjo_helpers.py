@@ -6,13 +6,13 @@ import random
 from collections import Counter
 from typing import Any
 
-import pytest
-
-from kartludo.engine.base import Command, IllegalCommand, StartDeal, fold, seeded_deck
+from kartludo.engine.base import StartDeal
 from kartludo.engine.jx import JX_DECK
-from kartludo.engine.uxinjo import UXINJO, UxState
+from kartludo.engine.uxinjo import UXINJO
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
+
+from scripted import ScriptedTable, bot_step
 
 PLAYERS = ["ann", "bob", "cy"]
 OR, SU, OK = 0, 1, 2
@@ -53,46 +53,22 @@ def build_deck(
     return tuple(c if c is not None else next(it) for c in deck)
 
 
-class Table:
-    """A match driven command by command; checks the fold after every step."""
+class Table(ScriptedTable):
+    game = UXINJO
 
     def __init__(self, options: dict[str, Any] | None = None, players: list[str] | None = None) -> None:
-        self.created = MatchCreated(
+        super().__init__(MatchCreated(
             game="uxinjo",
             ruleset=UXINJO.ruleset,
             players=list(players or PLAYERS),
             seed=1,
             options={"needed_base": 2, **(options or {})},
-        )
-        self.state: UxState = UXINJO.start(self.created)
-        self.events: list[Event] = []
-
-    def apply(self, events: list[Event]) -> list[Event]:
-        for e in events:
-            self.state = UXINJO.evolve(self.state, e)
-        self.events.extend(events)
-        assert fold(UXINJO, self.created, self.events) == self.state
-        return events
-
-    def command(self, cmd: Command) -> list[Event]:
-        return self.apply(UXINJO.decide(self.state, cmd))
+        ))
 
     def deal(self, deck: tuple[str, ...] | None = None, **kw: Any) -> list[Event]:
         if deck is None:
             deck = build_deck(dealer=UXINJO.next_dealer(self.state), **kw)
         return self.command(StartDeal(deck=tuple(deck)))
-
-    def act(self, seat: int, verb: str, *args: str) -> list[Event]:
-        cmd = UXINJO.parse_command(seat, verb, list(args))
-        assert cmd in UXINJO.legal_commands(self.state, seat), f"{cmd.text()} not legal for seat {seat}"
-        return self.command(cmd)
-
-    def refuse(self, seat: int, verb: str, *args: str) -> IllegalCommand:
-        cmd = UXINJO.parse_command(seat, verb, list(args))
-        assert cmd not in UXINJO.legal_commands(self.state, seat)
-        with pytest.raises(IllegalCommand) as info:
-            UXINJO.decide(self.state, cmd)
-        return info.value
 
     def markers(self) -> dict[str, dict[str, int]]:
         return UXINJO.view(self.state, -1)["markers"]
@@ -114,19 +90,9 @@ def play_match(seed: int, bots: list[Any], max_deals: int = 6, max_steps: int = 
     while not UXINJO.is_finished(table.state) and steps < max_steps:
         steps += 1
         before = table.state
-        if UXINJO.can_deal(table.state):
-            if UXINJO.deal_number(table.state) >= max_deals:
-                break
-            deck, key = seeded_deck(JX_DECK, seed, UXINJO.deal_number(table.state) + 1)
-            new = UXINJO.decide(table.state, StartDeal(deck=deck, shuffle=key))
-        else:
-            seats = UXINJO.to_act(table.state)
-            seat = seats[rng.randrange(len(seats))]
-            legal = UXINJO.legal_commands(table.state, seat)
-            new = UXINJO.decide(table.state, bots[seat].choose(UXINJO, table.state, seat, legal, rng))
-        for e in new:
-            table.state = UXINJO.evolve(table.state, e)
-        table.events.extend(new)
+        if UXINJO.can_deal(table.state) and UXINJO.deal_number(table.state) >= max_deals:
+            break
+        new = bot_step(table, seed, bots, rng)
         if check is not None:
             check(table, before, table.state, new)
     return table, table.events

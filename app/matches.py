@@ -111,22 +111,9 @@ class MatchService:
         self._series_deadlines: dict[str, int] = {}
 
     # --- creating --------------------------------------------------------------
-    def create(
-        self,
-        game_name: str,
-        players: Sequence[str],
-        *,
-        seed: int | None = None,
-        options: dict[str, str] | None = None,
-        series: str | None = None,
-        actor: str = "",
-        command_id: str | None = None,
-        match_id: str | None = None,
-        also: Any = None,
-    ) -> str:
-        """Create a match and return its id (see ``create_once``)."""
-        return self.create_once(game_name, players, seed=seed, options=options, series=series, actor=actor,
-                                command_id=command_id, match_id=match_id, also=also)[0]
+    def create(self, game_name: str, players: Sequence[str], **kw: Any) -> str:
+        """Create a match and return its id (keywords as ``create_once``)."""
+        return self.create_once(game_name, players, **kw)[0]
 
     def create_once(
         self,

@@ -72,11 +72,6 @@ export function storedToken(scope) {
   return sessionStorage.getItem(TOKEN_KEY(scope));
 }
 
-/** A TD token for this browser tab (any page), if one was given. */
-export function tdToken() {
-  return takeTokenFromFragment("td");
-}
-
 export function gameTitle(game) {
   return { uxinjo: "Uxinjo", hakamo: "Hakamo", laugavatnsmanni: "Laugavatnsmanni", "svoi-kozyri": "Svoi Kozyri" }[game] || game;
 }

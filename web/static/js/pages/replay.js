@@ -6,7 +6,7 @@ import { renderTable } from "../tables/index.js";
 const { main, data } = page();
 const matchId = data.match;
 takeTokenFromFragment(matchId);
-const token = storedToken(matchId) || takeTokenFromFragment("td");
+const token = storedToken(matchId); // a seat or TD token given as #token=… for this match
 const params = new URLSearchParams(location.search);
 
 const cache = new Map(); // "deal|view" -> replay JSON

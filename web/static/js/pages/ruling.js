@@ -21,7 +21,7 @@ function facts(obj) {
 
 async function load() {
   const r = await api(`/audit/${encodeURIComponent(data.match)}/${encodeURIComponent(data.ruling)}`);
-  const token = storedToken(r.match) || storedToken("td");
+  const token = storedToken(r.match);
   let replay = null;
   let replayError = null;
   try {

@@ -66,7 +66,7 @@ class Laugavatnsmanni(ModuleGame[LvState]):
     views = _view
     name = "laugavatnsmanni"
     title = "Laugavatnsmanni"
-    ruleset = "laugavatnsmanni-1"
+    ruleset = "laugavatnsmanni-2"
     player_counts = (3,)
     options = {
         "target_points": Option(

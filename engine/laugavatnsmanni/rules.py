@@ -23,6 +23,7 @@ from kartludo.engine.base import (
 from kartludo.engine.french import DECK_52, sort_cards, suit, value
 from kartludo.engine.laugavatnsmanni.state import (
     CONTRACTS,
+    GREAT_CONTRACTS,
     GREAT_RANK,
     HAND,
     MANNI,
@@ -129,6 +130,10 @@ R_GREAT_ONCE = "laugavatnsmanni §3 (RULING: one great call per player per match
 R_GREAT_RANK = (
     "laugavatnsmanni §3 (RULING: Grand > Hearts > Spades > Diamonds > Clubs; the first caller names a "
     "contract at least as high as the chosen one, a later caller a strictly higher one)"
+)
+R_GREAT_UNUSED = (
+    "laugavatnsmanni §3 (RULING: a great call or a hold names a suit or Grand contract the caller has not yet "
+    "chosen as chooser in this match)"
 )
 R_HOLD = (
     "laugavatnsmanni §3 (RULING: after a great call the chooser holds, naming a contract at least as "
@@ -294,6 +299,7 @@ def _check_great(state: LvState, cmd: Great) -> list[Event]:
     if contract == "nullo":
         raise IllegalCommand("Nullo is never a great contract", R_GREAT_NULLO)
     _known(contract, R_GREAT_RANK)
+    _not_chosen(state, seat, contract, "great call", "pass")
     current = state.great_contract
     if current is not None:
         if GREAT_RANK[contract] <= GREAT_RANK[current]:
@@ -305,6 +311,29 @@ def _check_great(state: LvState, cmd: Great) -> list[Event]:
             f"a great call names a contract ranked at least as high as {state.chosen}", R_GREAT_RANK
         )
     return [GreatCalled(seat=seat, contract=contract)]
+
+
+def _great_floor(state: LvState, seat: int) -> int:
+    """The lowest great rank ``seat`` may name now: at least the chosen contract for the
+    first great call and for a hold over it, above the last great call for a later caller."""
+    current = state.great_contract
+    if current is None:
+        return GREAT_RANK[state.chosen or "clubs"]
+    return GREAT_RANK[current] + (seat != state.chooser)
+
+
+def _not_chosen(state: LvState, seat: int, contract: str, what: str, instead: str) -> None:
+    """Refuse a great call or hold naming a contract ``seat`` has already chosen as chooser
+    (the chooser's contract of this deal included)."""
+    if contract not in state.used[seat]:
+        return
+    floor = _great_floor(state, seat)
+    left = [c for c in GREAT_CONTRACTS if c not in state.used[seat] and GREAT_RANK[c] >= floor]
+    tail = "" if left else f", and none is left to you: {instead}"
+    raise IllegalCommand(
+        f"you already chose {contract} in this match: a {what} names a contract you have not chosen{tail}",
+        R_GREAT_UNUSED,
+    )
 
 
 def _check_pass(state: LvState, cmd: Pass) -> list[Event]:
@@ -331,6 +360,7 @@ def _check_hold(state: LvState, cmd: Hold) -> list[Event]:
     if cmd.contract == "nullo":
         raise IllegalCommand("Nullo is never a great contract", R_GREAT_NULLO)
     _known(cmd.contract, R_HOLD)
+    _not_chosen(state, seat, cmd.contract, "hold", "yield")
     current = state.great_contract or "clubs"
     if GREAT_RANK[cmd.contract] < GREAT_RANK[current]:
         raise IllegalCommand(f"a hold names a contract ranked at least as high as great {current}", R_HOLD)

@@ -42,7 +42,7 @@ class Uxinjo(ModuleGame[UxState]):
     views = _view
     name = "uxinjo"
     title = "Uxinjo"
-    ruleset = "uxinjo-1"
+    ruleset = "uxinjo-2"
     player_counts = (3,)
     options = {
         "needed_base": Option(

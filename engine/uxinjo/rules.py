@@ -436,8 +436,7 @@ def _exposed(s: UxState, e: Exposed) -> UxState:
         stock=s.stock[1:],
         source="stock",
         drawn=e.replacement,
-        taken=None,
-        taken_from=None,
+        # ``taken`` stays: the card taken this turn may still not be discarded (§2.2 B)
     )
 
 

@@ -28,7 +28,7 @@ def to_exchange(contract="spades") -> Table:
 
 def test_registry_finds_the_game_and_its_options():
     g = get_game("laugavatnsmanni")
-    assert g is G and g.ruleset == "laugavatnsmanni-1" and g.player_counts == (3,)
+    assert g is G and g.ruleset == "laugavatnsmanni-2" and g.player_counts == (3,)
     assert g.deck({}) == DECK_52 and set(g.bots()) == {"random", "heuristic"}
     assert parse_options(g, {}) == {"target_points": 10, "max_deals": 18}
     with pytest.raises(BadCommand, match="1-18"):
@@ -225,3 +225,82 @@ def test_parsing_is_case_insensitive_and_round_trips():
                  "play QD"):
         verb, *args = text.split()
         assert G.parse_command(BOB, verb, args).text() == text
+
+
+def _plain_deal(t: Table, contract: str) -> None:
+    """One whole deal: the chooser names ``contract``, nobody calls great, the chooser keeps the hand."""
+    t.deal()
+    chooser = G.to_act(t.state)[0]
+    t.act(chooser, "contract", contract)
+    if contract != "nullo":
+        for opponent in ((chooser + 1) % 3, (chooser + 2) % 3):
+            t.act(opponent, "pass")
+    t.act(chooser, "exchange")
+    t.play_out()
+
+
+def _great_words(t: Table, seat: int) -> list[str]:
+    return [c.text() for c in G.legal_commands(t.state, seat) if c.text().split()[0] in ("great", "hold")]
+
+
+def test_a_great_call_names_only_a_contract_the_caller_has_not_chosen():
+    """Amended RULING §3: a great call names a suit or Grand the caller has not yet chosen."""
+    t = Table({"target_points": 99})
+    _plain_deal(t, "nullo")  # deal 1: bob chooses
+    _plain_deal(t, "grand")  # deal 2: cy chooses grand
+    _plain_deal(t, "nullo")  # deal 3: ann chooses
+    t.deal()  # deal 4: bob chooses spades, cy answers first
+    t.act(BOB, "contract", "spades")
+    err = t.refuse(CY, "great", "grand")
+    assert err.message == "you already chose grand in this match: a great call names a contract you have not chosen"
+    assert err.rule.startswith("laugavatnsmanni §3 (RULING")
+    assert _great_words(t, CY) == ["great hearts", "great spades"]
+    t.act(CY, "great", "hearts")
+
+
+def test_with_no_contract_left_a_player_cannot_call_great():
+    t = Table({"target_points": 99})
+    for contract in ("nullo", "grand", "nullo", "spades", "hearts", "diamonds"):  # cy: grand, then hearts
+        _plain_deal(t, contract)
+    t.deal()  # deal 7: bob chooses hearts; cy has chosen both hearts and grand
+    t.act(BOB, "contract", "hearts")
+    err = t.refuse(CY, "great", "hearts")
+    assert err.message == ("you already chose hearts in this match: a great call names a contract you have not "
+                           "chosen, and none is left to you: pass")
+    assert "already chose grand" in t.refuse(CY, "great", "grand").message
+    assert _great_words(t, CY) == []
+    assert [c.text() for c in G.legal_commands(t.state, CY)] == ["pass"]
+    t.act(CY, "pass")
+    assert _great_words(t, ANN) == ["great grand", "great hearts"]
+
+
+def test_a_hold_names_only_a_contract_the_chooser_has_not_chosen():
+    """Amended RULING §3: also the contract chosen in this very deal is chosen."""
+    t = Table({"target_points": 99})
+    _plain_deal(t, "hearts")  # deal 1: bob chooses hearts
+    _plain_deal(t, "nullo")
+    _plain_deal(t, "nullo")
+    t.deal()  # deal 4: bob chooses spades
+    t.act(BOB, "contract", "spades")
+    t.act(CY, "great", "spades")
+    t.act(ANN, "pass")
+    assert "already chose hearts" in t.refuse(BOB, "hold", "hearts").message
+    err = t.refuse(BOB, "hold", "spades")
+    assert err.message == "you already chose spades in this match: a hold names a contract you have not chosen"
+    assert err.rule.startswith("laugavatnsmanni §3 (RULING")
+    assert _great_words(t, BOB) == ["hold grand"]
+    t.act(BOB, "hold", "grand")
+
+
+def test_with_no_contract_left_the_chooser_can_only_yield():
+    t = Table({"target_points": 99})
+    _plain_deal(t, "grand")  # deal 1: bob chooses grand
+    _plain_deal(t, "nullo")
+    _plain_deal(t, "nullo")
+    t.deal()  # deal 4: bob chooses hearts; cy calls great grand
+    t.act(BOB, "contract", "hearts")
+    t.act(CY, "great", "grand")
+    t.act(ANN, "pass")
+    assert t.refuse(BOB, "hold", "grand").message.endswith("and none is left to you: yield")
+    assert [c.text() for c in G.legal_commands(t.state, BOB)] == ["yield"]
+    t.act(BOB, "yield")

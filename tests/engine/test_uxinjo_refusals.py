@@ -20,7 +20,7 @@ def dealt(**kw):
 
 def test_registry_finds_the_game():
     g = get_game("uxinjo")
-    assert g is UXINJO and g.ruleset == "uxinjo-1" and g.seat_labels(3) == ("Or", "Su", "Ok")
+    assert g is UXINJO and g.ruleset == "uxinjo-2" and g.seat_labels(3) == ("Or", "Su", "Ok")
     assert g.deck({}) == JX_DECK and set(g.bots()) == {"random", "heuristic"}
 
 
@@ -199,3 +199,17 @@ def test_options():
     t = Table(options={"needed_base": 3})
     t.deal(build_deck(OR))
     assert UXINJO.view(t.state, None)["points_needed"] == 3
+
+
+def test_taken_card_may_not_be_discarded_after_an_eltiri_either():
+    """Issue 15: take, eltiri, then the taken card is still the taken card this turn."""
+    t = dealt(hands={SU: ["PJ", "R1", "R2", "G4", "G5"]}, stock=["G9", "B7"])
+    t.act(OR, "draw")
+    t.act(OR, "discard", "G9")
+    t.act(OK, "pass")
+    t.act(SU, "take")
+    t.act(SU, "eltiri", "PJ")  # replacement B7
+    err = t.refuse(SU, "discard", "G9")
+    assert "taken from the discard pile this turn" in err.message and "§2.2" in err.rule
+    assert "discard G9" not in [c.text() for c in UXINJO.legal_commands(t.state, SU)]
+    t.act(SU, "discard", "B7")  # any other card

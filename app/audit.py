@@ -15,9 +15,9 @@ import sqlalchemy as sa
 
 from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch
 from kartludo.app.matches import MATCH_PREFIX, MatchService, describe, fold_records, step, stream_of
-from kartludo.engine.base import ALL
+from kartludo.engine.base import ALL, IllegalCommand
 from kartludo.engine.registry import get_game
-from kartludo.events.match import MatchClosed, MatchCreated, RulingAppealed, RulingDecided
+from kartludo.events.match import MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
 from kartludo.store import EventStore, Recorded
 from kartludo.store.transfer import format_us
 
@@ -204,8 +204,11 @@ def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str) 
 
 
 class Difference(msgspec.Struct):
-    """A recorded engine decision that today's engine would make differently:
-    ``fields`` maps each differing field to [recorded, engine]."""
+    """A recorded event that today's engine would not record: a ruling or settlement it
+    would make differently (``fields`` maps each differing field to [recorded, engine]),
+    or a player's action it refuses (``refused`` names today's rule; ``outcomes`` lists
+    the deal's recorded rulings and settlement that followed that action, whose outcome
+    rests on it)."""
 
     match: str
     position: int
@@ -213,9 +216,15 @@ class Difference(msgspec.Struct):
     recorded: str
     engine: str
     fields: dict[str, list[Any]] = {}
+    refused: str | None = None
+    outcomes: list[str] = []
 
     def __str__(self) -> str:
         head = f"match {self.match} v{self.version} (#{self.position}): "
+        if self.refused is not None:
+            tail = ("; the deal's outcome rests on it: " + ", ".join(self.outcomes) if self.outcomes
+                    else "; no ruling or settlement has followed it yet")
+            return head + f"recorded {self.recorded}, which today's engine refuses: {self.refused}" + tail
         if self.fields:
             parts = [f"{k}: recorded {_clip(a)} / engine {_clip(b)}" for k, (a, b) in self.fields.items()]
             return head + f"{self.recorded} differs — " + "; ".join(parts)
@@ -239,10 +248,26 @@ def _difference(match_id: str, rec: Recorded, made: Any) -> Difference:
     return diff
 
 
+def _rejudge(game: Any, state: Any, match_id: str, rec: Recorded) -> Difference | None:
+    """A recorded action today's rules refuse (or would record differently), else None."""
+    command = game.command_for(rec.event)
+    if command is None:
+        return None
+    try:
+        made = game.decide(state, command)
+    except IllegalCommand as exc:
+        return Difference(match_id, rec.position, rec.version, f"{_short(rec.event)} ({command.text()})",
+                          "a refusal", refused=str(exc))
+    if made[0] != rec.event:
+        return _difference(match_id, rec, made[0])
+    return None
+
+
 def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Difference], list[str]]:
-    """Re-fold a match's action events through today's engine (with the options
-    recorded at creation) and compare every ruling and settlement it makes with
-    what was recorded. Returns the differences and notes (e.g. another ruleset)."""
+    """Re-fold a match through today's engine (with the options recorded at creation):
+    re-judge every recorded action and compare every ruling and settlement it makes with
+    what was recorded. A refused action lists the rulings and settlement of its deal that
+    followed it. Returns the differences and notes (e.g. another ruleset)."""
     created = records[0].event
     if not isinstance(created, MatchCreated):
         raise AppError(f"match {match_id} does not start with MatchCreated")
@@ -252,6 +277,7 @@ def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Differen
         notes.append(f"match {match_id} was recorded under {created.ruleset}; today's engine is {game.ruleset}")
     state = game.start(created)
     diffs = []
+    refused: list[Difference] = []  # this deal's refused actions, collecting the outcomes that follow
     for rec in records[1:]:
         event = rec.event
         if type(event) is MatchClosed:
@@ -261,10 +287,23 @@ def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Differen
             made = expected[0] if expected else None
             if made != event:
                 diffs.append(_difference(match_id, rec, made))
-        elif expected:
-            diffs.append(Difference(match_id, rec.position, rec.version, f"no decision before {rec.type}",
-                                    _short(expected[0])))
+        else:
+            if expected:
+                diffs.append(Difference(match_id, rec.position, rec.version, f"no decision before {rec.type}",
+                                        _short(expected[0])))
+            judged = _rejudge(game, state, match_id, rec)
+            if judged is not None:
+                diffs.append(judged)
+                if judged.refused is not None:
+                    refused.append(judged)
         state = game.evolve(state, event)  # the recorded history goes on, whatever today's engine says
+        if refused and type(event).derived:
+            ends_deal = game.can_deal(state) or game.is_finished(state)
+            if isinstance(event, Ruling) or ends_deal:
+                for diff in refused:
+                    diff.outcomes.append(f"{rec.type} v{rec.version} (#{rec.position})")
+            if ends_deal:
+                refused = []
     pending = game.automatic(state)
     if pending:
         last = records[-1]

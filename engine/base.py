@@ -16,7 +16,7 @@ from typing import Any, Callable, ClassVar, Generic, Iterable, Sequence, TypeVar
 import msgspec
 
 from kartludo.events.base import Event
-from kartludo.events.match import MatchCreated
+from kartludo.events.match import DealStarted, MatchCreated
 
 S = TypeVar("S")
 
@@ -132,6 +132,11 @@ def check_deck(deck: Sequence[str], full: Sequence[str]) -> None:
         )
 
 
+def deal_command(event: DealStarted) -> StartDeal:
+    """The ``deal`` command a recorded deal start answers (its deck and shuffle)."""
+    return StartDeal(deck=tuple(event.deck), shuffle=event.shuffle)
+
+
 def seeded_deck(full: Sequence[str], seed: int, deal: int) -> tuple[tuple[str, ...], str]:
     """The match's seeded shuffle for its ``deal``-th deal, and the shuffle's name.
 
@@ -184,6 +189,12 @@ class Game(abc.ABC, Generic[S]):
     @abc.abstractmethod
     def evolve(self, state: S, event: Event) -> S:
         """Fold one event. Never validates: events are facts."""
+
+    def command_for(self, event: Event) -> Command | None:
+        """The command whose acceptance records ``event`` (a player's action or a deal's
+        start), so ``audit recheck`` can ask today's rules whether they still accept it;
+        None for an event no command makes."""
+        return None
 
     def automatic(self, state: S) -> list[Event]:
         """Events the rules make happen now without anyone's command (rulings,
@@ -257,7 +268,8 @@ class Game(abc.ABC, Generic[S]):
         return None
 
 
-_RULES_FUNCTIONS = ("start", "next_dealer", "decide", "evolve", "automatic", "legal_commands", "to_act", "can_deal")
+_RULES_FUNCTIONS = ("start", "next_dealer", "decide", "evolve", "automatic", "legal_commands", "to_act", "can_deal",
+                    "command_for")
 _VIEW_FUNCTIONS = ("view", "redact", "render", "describe")
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from kartludo.engine.base import accepted, decide_with, Command, IllegalCommand, StartDeal, check_deck, ranks_from_scores
+from kartludo.engine.base import accepted, deal_command, decide_with, Command, IllegalCommand, StartDeal, check_deck, ranks_from_scores
 from kartludo.engine.hakamo import cards as hc
 from kartludo.engine.hakamo.state import (
     DEALS,
@@ -429,6 +429,29 @@ def legal_commands(state: HkState, seat: int) -> list[Command]:
     if seat not in to_act(state):
         return []
     return accepted(_check, state, candidates(state, seat))
+
+
+_COMMAND_FOR: dict[type, Callable[[Any], Command]] = {
+    DealStarted: deal_command,
+    ev.Bid: lambda e: Bid(seat=e.seat, amount=e.amount),
+    ev.Passed: lambda e: Pass(seat=e.seat),
+    ev.KasxetojKept: lambda e: Keep(seat=e.seat),
+    ev.KasxetojTaken: lambda e: Exchange(seat=e.seat),
+    ev.KasxetojLaid: lambda e: Lay(seat=e.seat, upper=e.upper, upper_up=e.upper_up, lower=e.lower,
+                                   lower_up=e.lower_up),
+    ev.Solo: lambda e: Solo(seat=e.seat),
+    ev.Recruited: lambda e: Recruit(seat=e.seat),
+    ev.ShareBid: lambda e: Bid(seat=e.seat, amount=e.share),
+    ev.SharePassed: lambda e: Pass(seat=e.seat),
+    ev.Resigned: lambda e: Resign(seat=e.seat),
+    ev.Declared: lambda e: Declare(seat=e.seat, target=e.target),
+    ev.Played: lambda e: Play(seat=e.seat, card=e.card),
+}
+
+
+def command_for(event: Event) -> Command | None:
+    make = _COMMAND_FOR.get(type(event))
+    return None if make is None else make(event)
 
 
 # --- evolve ----------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from kartludo.engine.base import (
     accepted,
+    deal_command,
     decide_with,
     Command,
     IllegalCommand,
@@ -454,6 +455,23 @@ def legal_commands(state: LvState, seat: int) -> list[Command]:
     if seat not in to_act(state):
         return []
     return accepted(_check, state, candidates(state, seat))
+
+
+_COMMAND_FOR: dict[type, Callable[[Any], Command]] = {
+    DealStarted: deal_command,
+    ContractChosen: lambda e: Contract(seat=e.seat, contract=e.contract),
+    GreatCalled: lambda e: Great(seat=e.seat, contract=e.contract),
+    GreatPassed: lambda e: Pass(seat=e.seat),
+    Held: lambda e: Hold(seat=e.seat, contract=e.contract),
+    Yielded: lambda e: Yield(seat=e.seat),
+    Exchanged: lambda e: Exchange(seat=e.seat, cards=tuple(e.discards)),
+    CardPlayed: lambda e: Play(seat=e.seat, card=e.card),
+}
+
+
+def command_for(event: Event) -> Command | None:
+    make = _COMMAND_FOR.get(type(event))
+    return None if make is None else make(event)
 
 
 # --- evolve ----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from kartludo.engine.base import accepted, decide_with, Command, IllegalCommand, StartDeal, check_deck, ranks_from_scores
+from kartludo.engine.base import accepted, deal_command, decide_with, Command, IllegalCommand, StartDeal, check_deck, ranks_from_scores
 from kartludo.engine.french import SUIT_NAMES, sort_cards
 from kartludo.engine.svoi_kozyri.cards import (
     CARDS,
@@ -240,6 +240,18 @@ def legal_commands(state: SkState, seat: int) -> list[Command]:
     if state.phase not in PLAY_PHASES or seat != state.turn:
         return []
     return accepted(_check, state, candidates(state, seat))
+
+
+_COMMAND_FOR: dict[type, Callable[[Any], Command]] = {
+    DealStarted: deal_command,
+    Played: lambda e: Play(seat=e.seat, card=e.card),
+    PickedUp: lambda e: Pickup(seat=e.seat),
+}
+
+
+def command_for(event: Event) -> Command | None:
+    make = _COMMAND_FOR.get(type(event))
+    return None if make is None else make(event)
 
 
 # --- evolve ----------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from kartludo.engine.base import accepted, decide_with, Command, IllegalCommand, StartDeal, check_deck
+from kartludo.engine.base import accepted, deal_command, decide_with, Command, IllegalCommand, StartDeal, check_deck
 from kartludo.engine.jx import AJX, JX, JX_DECK, ORDER, PJX, is_card
 from kartludo.engine.uxinjo.hand import best_split
 from kartludo.engine.uxinjo.state import (
@@ -333,6 +333,23 @@ def legal_commands(state: UxState, seat: int) -> list[Command]:
     if seat not in to_act(state):
         return []
     return accepted(_check, state, candidates(state, seat))
+
+
+_COMMAND_FOR: dict[type, Callable[[Any], Command]] = {
+    DealStarted: deal_command,
+    Drew: lambda e: Draw(seat=e.seat),
+    Took: lambda e: Take(seat=e.seat),
+    Discarded: lambda e: Discard(seat=e.seat, card=e.card),
+    LevuDeclared: lambda e: Levu(seat=e.seat),
+    Exposed: lambda e: Eltiri(seat=e.seat, card=e.card),
+    MuntDeclared: lambda e: Munt(seat=e.seat),
+    Passed: lambda e: Pass(seat=e.seat),
+}
+
+
+def command_for(event: Event) -> Command | None:
+    make = _COMMAND_FOR.get(type(event))
+    return None if make is None else make(event)
 
 
 # --- evolve ----------------------------------------------------------------------

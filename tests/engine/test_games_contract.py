@@ -46,3 +46,38 @@ def test_only_seats_to_act_have_legal_commands(name, seed):
         for event in game.decide(state, command):
             state = game.evolve(state, event)
     assert checked > 100
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_action_event_reads_back_as_its_command(name):
+    """``command_for`` is what ``audit recheck`` re-judges a recorded action with: the
+    command it gives, decided on the state before, records that very event again; a
+    derived event has no command."""
+    from kartludo.engine.base import StartDeal, seeded_deck
+
+    game = get_game(name)
+    players = [f"p{i}" for i in range(game.player_counts[0])]
+    rng = random.Random(5)
+    created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=5,
+                           options={k: o.default for k, o in game.options.items()})
+    state = game.start(created)
+    bots = game.bots()
+    kinds = set()
+    for _ in range(800):
+        if game.is_finished(state):
+            break
+        if game.can_deal(state):
+            deck, shuffle = seeded_deck(game.deck(created.options), 5, game.deal_number(state) + 1)
+            command = StartDeal(deck=deck, shuffle=shuffle)
+        else:
+            seat = rng.choice(game.to_act(state))
+            command = bots["heuristic"].choose(game, state, seat, game.legal_commands(state, seat), rng)
+        for event in game.decide(state, command):
+            again = game.command_for(event)
+            if type(event).derived:
+                assert again is None
+            else:
+                assert again is not None and game.decide(state, again)[0] == event
+                kinds.add(type(event))
+            state = game.evolve(state, event)
+    assert len(kinds) >= 3

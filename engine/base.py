@@ -108,9 +108,9 @@ def ranks_from_scores(scores: dict[str, int], higher_is_better: bool = True) -> 
     return {p: ordered.index(s) + 1 for p, s in scores.items()}
 
 
-def check_deck(deck: Sequence[str], full: Sequence[str]) -> None:
+def check_deck(deck: Sequence[str], full: Sequence[str], rule: str) -> None:
     """Refuse a listed deck that is not exactly ``full`` (as a multiset), naming
-    the unknown, missing and extra cards."""
+    the unknown, missing and extra cards; ``rule`` cites the game's dealing section."""
     known = set(full)
     unknown = sorted({c for c in deck if c not in known})
     have, want = Counter(deck), Counter(full)
@@ -128,7 +128,7 @@ def check_deck(deck: Sequence[str], full: Sequence[str]) -> None:
         raise IllegalCommand(
             f"the deck is not the game's {len(full)}-card deck: " + "; ".join(parts)
             + f" ({len(deck)} cards given)",
-            "deck",
+            rule,
         )
 
 

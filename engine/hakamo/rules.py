@@ -100,9 +100,13 @@ COMMAND_TYPES: tuple[type[Command], ...] = (StartDeal, Bid, Pass, Keep, Exchange
 R_SETUP = "hakamo §Cards and seats"
 R_DONE = "hakamo §Cards and seats (a match is 8 deals; the match is over)"
 R_DEAL = "hakamo §Deal (a deal ends before the next is dealt)"
+R_DECK = "hakamo §Deal (a listed deck is the 38-card Jx deck, top first)"
 R_AUCTION = "hakamo §1 auction (from the dealer, clockwise)"
 R_BID = "hakamo §1 auction (a bid is at least 13 and at least 1 above the last)"
-R_MAX = f"hakamo §1 auction (RULING: no bid above {MAX_BID}, the highest GV a deal can reach)"
+R_MAX = (
+    f"hakamo §1 auction (the project's bound, not a rule of the game: no bid above {MAX_BID}, the most a GV "
+    "could count with all 39 card points and every bonus listed; the highest GV a deal can reach is about 43)"
+)
 R_PASS_FINAL = "hakamo §1 auction (a pass is final)"
 R_KASX = "hakamo §2 Kasxetoj (the Deklaristo keeps or exchanges before seeing them)"
 R_LAY = "hakamo §2 Kasxetoj (exchange: lay two of the 11 cards, upper first, each face up or down)"
@@ -124,7 +128,6 @@ R_C = (
 )
 R_HELD = "hakamo §5 tricks (play a card from your hand)"
 
-RULING_MAX_BID = R_MAX
 RULING_MATATIS = "RULING §Terms mati: the engine records matatis when the player to act has no legal card"
 RULING_C = R_C.removeprefix("hakamo ")
 RULING_FOLLOW = "RULING §5: a Jx may always be played"
@@ -264,7 +267,7 @@ def _check(state: HkState, cmd: Command) -> list[Event]:
     if phase is Phase.WAITING_DEAL:
         raise IllegalCommand("no deal is in progress: the next deal must be dealt first", R_DEAL)
     if phase is Phase.PASSED_OUT or phase is Phase.SCORING:
-        raise IllegalCommand("the deal is being settled", "hakamo §6-7")
+        raise IllegalCommand("the deal is being settled", "hakamo §6, §7 (the engine counts and scores the deal)")
     allowed, verbs, rule = _PHASE_VERBS[phase]
     acting = to_act(state)
     if seat not in acting:
@@ -284,7 +287,7 @@ def _check_deal(state: HkState, cmd: StartDeal) -> list[Event]:
         raise IllegalCommand("the match is over: no further deal", R_DONE)
     if not can_deal(state):
         raise IllegalCommand(f"deal {state.deal} is still in progress", R_DEAL)
-    check_deck(cmd.deck, JX_DECK)
+    check_deck(cmd.deck, JX_DECK, R_DECK)
     return [DealStarted(deal=state.deal + 1, dealer=next_dealer(state), deck=list(cmd.deck), shuffle=cmd.shuffle)]
 
 
@@ -300,7 +303,7 @@ def _check_auction(state: HkState, cmd: Command) -> list[Event]:
             f"{label(state.high_seat)} bid {state.high}: bid at least {state.high + 1} or pass", R_BID
         )
     if amount > MAX_BID:
-        raise IllegalCommand(f"a bid is at most {MAX_BID}, not {amount}", R_MAX)
+        raise IllegalCommand(f"a bid is at most {MAX_BID}, not {amount} (the project's bound on bids)", R_MAX)
     return [ev.Bid(seat=cmd.seat, amount=amount)]
 
 

@@ -14,8 +14,10 @@ SEAT_LABELS = ("Or", "Su", "Ok", "No")
 DEALS = 8  # counted deals in a match
 HAND = 9  # cards dealt to each player
 MIN_BID = 13
-#: RULING: the highest bid; no deal can reach a GV above 39 card points (36 cards,
-#: three of them V) + 2 (kept Kasxetoj) + 16 (four Matistos)
+#: The project's bound on bids (not a rule of the game, nor a RULING): the most a GV
+#: could count if all 39 card points (36 cards, three of them V), the kept-Kasxetoj
+#: bonus (2) and the four-Matisto bonus (16) came together. It keeps the legal bids
+#: finite; under these rules at most one Matisto arises, so a deal reaches about 43.
 MAX_BID = 57
 
 

@@ -115,9 +115,12 @@ COMMAND_TYPES: tuple[type[Command], ...] = (StartDeal, Contract, Great, Pass, Ho
 
 R_SEATS = "laugavatnsmanni §1 (three players, seats 0-2 clockwise)"
 R_DEAL = "laugavatnsmanni §1 (a deal is played out before the next is dealt)"
+R_DECK = "laugavatnsmanni §1 (a listed deck is the 52-card pack, top first)"
+R_COMMANDS = "laugavatnsmanni §Commands"
 R_DONE = "laugavatnsmanni §1 match end (after the deal reaching the target total, or after the last deal)"
 R_CHOOSE = "laugavatnsmanni §2 (the player left of the dealer chooses the contract)"
 R_USED = "laugavatnsmanni §2 (each player chooses each of the six contracts exactly once)"
+R_CONTRACTS = "laugavatnsmanni §2 (the six contracts: nullo, grand, spades, hearts, diamonds, clubs)"
 R_GREAT_WHEN = (
     "laugavatnsmanni §3 (RULING: great calls come right after a Grand or suit contract is chosen, "
     "before the exchange)"
@@ -235,7 +238,7 @@ def _check(state: LvState, cmd: Command) -> list[Event]:
         raise IllegalCommand("the deal is being scored", R_SCORE)
     check = _CHECKS.get(type(cmd))
     if check is None:
-        raise IllegalCommand(f"{cmd.text()!r} is not a Laugavatnsmanni command", "laugavatnsmanni")
+        raise IllegalCommand(f"{cmd.text()!r} is not a Laugavatnsmanni command", R_COMMANDS)
     return check(state, cmd)
 
 
@@ -244,13 +247,13 @@ def _check_deal(state: LvState, cmd: StartDeal) -> list[Event]:
         raise IllegalCommand("the match is over: no further deal", R_DONE)
     if not can_deal(state):
         raise IllegalCommand(f"deal {state.deal} is still in progress", R_DEAL)
-    check_deck(cmd.deck, DECK_52)
+    check_deck(cmd.deck, DECK_52, R_DECK)
     return [DealStarted(deal=state.deal + 1, dealer=next_dealer(state), deck=list(cmd.deck), shuffle=cmd.shuffle)]
 
 
-def _known(contract: str, rule: str) -> None:
+def _known(contract: str) -> None:
     if contract not in TRUMP:
-        raise IllegalCommand(f"there is no contract {contract!r} (contracts: {', '.join(CONTRACTS)})", rule)
+        raise IllegalCommand(f"there is no contract {contract!r} (contracts: {', '.join(CONTRACTS)})", R_CONTRACTS)
 
 
 def _check_contract(state: LvState, cmd: Contract) -> list[Event]:
@@ -261,7 +264,7 @@ def _check_contract(state: LvState, cmd: Contract) -> list[Event]:
         raise IllegalCommand(
             f"{name(state, state.turn)}, left of the dealer, chooses the contract, not {name(state, seat)}", R_CHOOSE
         )
-    _known(cmd.contract, R_CHOOSE)
+    _known(cmd.contract)
     if cmd.contract in state.used[seat]:
         raise IllegalCommand(
             f"you already chose {cmd.contract} in this match (still to choose: {', '.join(unused(state, seat))})",
@@ -299,7 +302,7 @@ def _check_great(state: LvState, cmd: Great) -> list[Event]:
     contract = cmd.contract
     if contract == "nullo":
         raise IllegalCommand("Nullo is never a great contract", R_GREAT_NULLO)
-    _known(contract, R_GREAT_RANK)
+    _known(contract)
     _not_chosen(state, seat, contract, "great call", "pass")
     current = state.great_contract
     if current is not None:
@@ -346,10 +349,19 @@ def _hold_answer(state: LvState, seat: int, verb: str) -> None:
     if state.phase is not Phase.HOLD:
         if state.chosen == "nullo" and state.phase in (Phase.EXCHANGE, Phase.PLAY):
             raise IllegalCommand(f"no great call over Nullo, so nothing to {verb}", R_GREAT_NULLO)
-        raise IllegalCommand(f"{verb} answers a great call after the great-call round; there is none to answer",
-                             R_HOLD)
+        if state.phase is not Phase.GREAT:
+            raise IllegalCommand(f"{verb} answers a great call after the great-call round; there is none to answer",
+                                 R_HOLD)
     if seat != state.chooser:
         raise IllegalCommand(f"only the chooser, {name(state, state.chooser)}, may {verb}", R_HOLD)
+    if state.phase is Phase.GREAT:  # the opponents have not all answered yet
+        turn = name(state, state.turn)
+        if state.great_calls:
+            raise IllegalCommand(
+                f"{turn} must first answer the great call (great or pass); then {name(state, seat)} may {verb}",
+                R_GREAT_ORDER,
+            )
+        raise IllegalCommand(f"nobody has called great yet: {turn} calls great or passes first", R_GREAT_ORDER)
 
 
 def _check_hold(state: LvState, cmd: Hold) -> list[Event]:
@@ -360,7 +372,7 @@ def _check_hold(state: LvState, cmd: Hold) -> list[Event]:
                              R_GREAT_ONCE)
     if cmd.contract == "nullo":
         raise IllegalCommand("Nullo is never a great contract", R_GREAT_NULLO)
-    _known(cmd.contract, R_HOLD)
+    _known(cmd.contract)
     _not_chosen(state, seat, cmd.contract, "hold", "yield")
     current = state.great_contract or "clubs"
     if GREAT_RANK[cmd.contract] < GREAT_RANK[current]:

@@ -56,6 +56,7 @@ R_SETUP = "svoi-kozyri §Cards, players, trumps"
 R_TRUMPS = "svoi-kozyri §Cards, players, trumps (each player owns a different trump suit)"
 R_DONE = "svoi-kozyri §Cards, players, trumps (the match is its fixed number of deals)"
 R_DEAL = "svoi-kozyri §End of a deal (a deal ends before the next is dealt)"
+R_DECK = "svoi-kozyri §Deal (a listed deck is the 36-card pack, top first)"
 R_TURN = "svoi-kozyri §Play (clockwise; players who have left are skipped)"
 R_LEFT = "svoi-kozyri §Play (a player who empties the hand leaves the deal)"
 R_HELD = "svoi-kozyri §Play (a card from one's own hand)"
@@ -172,7 +173,7 @@ def _check_deal(state: SkState, cmd: StartDeal) -> list[Event]:
         raise IllegalCommand(state.problem, R_TRUMPS)
     if not can_deal(state):
         raise IllegalCommand(f"deal {state.deal} is still in progress", R_DEAL)
-    check_deck(cmd.deck, DECK)
+    check_deck(cmd.deck, DECK, R_DECK)
     return [DealStarted(deal=state.deal + 1, dealer=next_dealer(state), deck=list(cmd.deck), shuffle=cmd.shuffle)]
 
 

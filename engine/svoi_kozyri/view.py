@@ -113,7 +113,13 @@ def describe(before: SkState, event: Event, viewer: Viewer) -> str:
         if event.role == "beat":
             text = f"{who} beats {before.top} with {event.card}"
             if after == 0:
-                text += ": last card, leaves the deal; the next player plays freely"
+                holding = [i for i in range(before.n) if i != event.seat and before.hands[i]]
+                if len(holding) > 1:
+                    text += ": last card, leaves the deal; the next player plays freely"
+                elif holding:  # the deal ends at once: nobody is left to play freely
+                    text += f": last card, leaves the deal; only {label(before, holding[0])} still holds cards"
+                else:
+                    text += ": last card, leaves the deal; the deal ends"
             return text
         verb = {"lead": "leads", "extra": "adds", "free": "plays freely"}.get(event.role, "plays")
         text = f"{who} {verb} {event.card}"

@@ -86,6 +86,8 @@ COMMAND_TYPES: tuple[type[Command], ...] = (StartDeal, Draw, Take, Discard, Munt
 # --- rule references (cited by refusals and rulings) ------------------------------
 
 R_SETUP = "uxinjo §2.1"
+R_DECK = "uxinjo §2.1 (a listed deck is the 38-card Jx deck, top first)"
+R_COMMANDS = "uxinjo §Commands"
 R_TURN = "uxinjo §2.2 (turn order: from the dealer, clockwise)"
 R_DRAW = "uxinjo §2.2 A"
 R_TAKE = "uxinjo §2.2 B"
@@ -94,6 +96,7 @@ R_JX = "uxinjo §2.2 (PJx and AJx are never discarded)"
 R_DISCARD = "uxinjo §2.2"
 R_LEVU = "uxinjo §4.2 (levu: first turn only, before discarding)"
 R_ELTIRI = "uxinjo §3.1 (eltiri: only while the stock holds more than the two cards never drawn)"
+R_ELTIRI_HELD = "uxinjo §3.1 (eltiri: expose a PJ or an AJ from your own hand)"
 R_MUNT = "uxinjo §2.3 munt (on one's own turn after A, B or eltiri, or in a claim window)"
 R_WINDOW = (
     "uxinjo §2.3 claim window (RULING: a draw or take counts as the next player's pass only "
@@ -170,7 +173,7 @@ def _check(state: UxState, cmd: Command) -> list[Event]:
         raise IllegalCommand("the deal is being settled", "uxinjo §2.3")
     check = _CHECKS.get(type(cmd))
     if check is None:
-        raise IllegalCommand(f"{cmd.text()!r} is not an Uxinjo command", "uxinjo")
+        raise IllegalCommand(f"{cmd.text()!r} is not an Uxinjo command", R_COMMANDS)
     return check(state, cmd)
 
 
@@ -179,7 +182,7 @@ def _check_deal(state: UxState, cmd: StartDeal) -> list[Event]:
         raise IllegalCommand("the match is over: no further deal", R_DONE)
     if not can_deal(state):
         raise IllegalCommand(f"deal {state.deal} is still in progress", "uxinjo §2.3 (a deal ends before the next is dealt)")
-    check_deck(cmd.deck, JX_DECK)
+    check_deck(cmd.deck, JX_DECK, R_DECK)
     return [DealStarted(deal=state.deal + 1, dealer=next_dealer(state), deck=list(cmd.deck), shuffle=cmd.shuffle)]
 
 
@@ -211,6 +214,12 @@ def _window_turn_start(state: UxState, seat: int, verb: str) -> bool:
         raise IllegalCommand(f"the stock is exhausted: no {verb}, answer munt or pass", R_LAST)
     if state.answers[nxt] is not None:
         raise IllegalCommand(f"wait for {label(other)} to answer the claim window", R_WINDOW)
+    if state.answers[other] == "munt":
+        raise IllegalCommand(
+            f"{label(other)} has claimed munt on {state.discards[-1]}: answer munt or pass (no {verb}); "
+            "the claims are judged once you answer",
+            R_WINDOW,
+        )
     if state.answers[other] != "pass":
         raise IllegalCommand(
             f"the claim window is open: answer munt or pass ({verb} counts as a pass only once "
@@ -270,9 +279,10 @@ def _check_eltiri(state: UxState, cmd: Eltiri) -> list[Event]:
     _own_six(state, cmd.seat, "eltiri")
     card = cmd.card
     if card not in JX:
-        raise IllegalCommand(f"eltiri exposes a PJ or an AJ, not {card!r}", R_ELTIRI)
+        raise IllegalCommand(f"eltiri exposes a PJ or an AJ, not {card!r}", R_ELTIRI_HELD)
     if card not in state.hands[cmd.seat]:
-        raise IllegalCommand(f"you do not hold {card}", R_ELTIRI)
+        raise IllegalCommand(f"you do not hold {card}: eltiri exposes a PJ or an AJ from your own hand",
+                             R_ELTIRI_HELD)
     if len(state.stock) <= KEPT:
         raise IllegalCommand("the stock holds only the two cards never drawn: no replacement", R_ELTIRI)
     return [Exposed(seat=cmd.seat, card=card, replacement=state.stock[0])]

@@ -28,7 +28,13 @@ def test_a_bid_below_13_or_not_above_the_last():
     for n in ("14", "13"):
         err = t.refuse(SU, "bid", n)
         assert "bid at least 15" in err.message and err.rule == "hakamo §1 auction (a bid is at least 13 and at least 1 above the last)"
-    assert "RULING" in t.refuse(SU, "bid", "58").rule
+    err = t.refuse(SU, "bid", "58")
+    assert err.message == "a bid is at most 57, not 58 (the project's bound on bids)"
+    # issue 15: the cap is the project's bound, not a RULING, and no deal reaches 57 (about 43 at most)
+    assert err.rule == ("hakamo §1 auction (the project's bound, not a rule of the game: no bid above 57, "
+                        "the most a GV could count with all 39 card points and every bonus listed; "
+                        "the highest GV a deal can reach is about 43)")
+    assert "RULING" not in err.rule
     t.act(SU, "bid", "57")
 
 

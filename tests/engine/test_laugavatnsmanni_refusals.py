@@ -193,7 +193,7 @@ def test_a_wrong_deck_is_refused():
     t = Table()
     with pytest.raises(IllegalCommand, match="52-card deck: missing 2C") as info:
         G.decide(t.state, StartDeal(deck=DECK_52[:-1]))
-    assert info.value.rule == "deck"
+    assert info.value.rule == "laugavatnsmanni §1 (a listed deck is the 52-card pack, top first)"
     with pytest.raises(IllegalCommand, match="extra AS"):
         G.decide(t.state, StartDeal(deck=DECK_52[:-1] + ("AS",)))
 
@@ -202,7 +202,6 @@ def test_a_wrong_deck_is_refused():
     "verb, args, message",
     [
         ("bid", ["7"], "unknown Laugavatnsmanni verb 'bid'"),
-        ("contract", ["trumps"], "'trumps' is not a contract"),
         ("contract", [], "contract takes one contract"),
         ("great", ["hearts", "grand"], "great takes one contract"),
         ("play", ["1S"], "'1S' is not a card"),
@@ -304,3 +303,39 @@ def test_with_no_contract_left_the_chooser_can_only_yield():
     assert t.refuse(BOB, "hold", "grand").message.endswith("and none is left to you: yield")
     assert [c.text() for c in G.legal_commands(t.state, BOB)] == ["yield"]
     t.act(BOB, "yield")
+
+
+def test_hold_or_yield_while_the_second_opponent_must_still_answer():
+    """Issue 15: the chooser is told who answers first, not that there is no call to answer."""
+    t = dealt()
+    t.act(BOB, "contract", "spades")
+    t.act(CY, "great", "hearts")
+    for verb, args in (("hold", ["grand"]), ("yield", [])):
+        err = t.refuse(BOB, verb, *args)
+        assert err.message == f"ann must first answer the great call (great or pass); then bob may {verb}"
+        assert "none to answer" not in err.message and err.rule.startswith("laugavatnsmanni §3")
+    assert t.refuse(ANN, "yield").message == "only the chooser, bob, may yield"
+    t.act(ANN, "pass")
+    t.act(BOB, "yield")
+
+
+def test_hold_or_yield_before_anyone_called_great():
+    t = dealt()
+    t.act(BOB, "contract", "spades")
+    err = t.refuse(BOB, "yield")
+    assert err.message == "nobody has called great yet: cy calls great or passes first"
+
+
+@pytest.mark.parametrize("verb", ["contract", "great", "hold"])
+def test_an_unknown_contract_name_cites_the_contracts_section(verb):
+    """Issue 15: `contract trumps` is refused by the rules with their reference, not as unreadable."""
+    t = dealt()
+    if verb != "contract":
+        t.act(BOB, "contract", "clubs")
+    if verb == "hold":
+        t.act(CY, "great", "clubs")
+        t.act(ANN, "pass")
+    seat = {"contract": BOB, "great": CY, "hold": BOB}[verb]
+    err = t.refuse(seat, verb, "Trumps")
+    assert err.message == "there is no contract 'trumps' (contracts: nullo, grand, spades, hearts, diamonds, clubs)"
+    assert err.rule == "laugavatnsmanni §2 (the six contracts: nullo, grand, spades, hearts, diamonds, clubs)"

@@ -300,3 +300,44 @@ def test_first_dealer_is_drawn_from_the_seed_and_recorded():
     assert seen == {0, 1, 2}
     assert seed_for_dealer(4, 2) != seed_for_dealer(4, 1)
     assert sorted(DECK_36) == sorted(build_deck(4, 1, {}))
+
+
+def test_a_last_card_beat_that_ends_the_deal_frees_nobody():
+    """Issue 15: bob beats with his last card and only ann still holds cards, so the deal
+    ends at once: the log must not say that the next player plays freely."""
+    t = Table(2, dealer=BOB, trumps=["S", "H"], deals=2)
+    # bob gives 6S away and receives nothing: 17 cards against ann's 19
+    t.deal({ANN: suit_cards("S", RANKS[1:]) + suit_cards("D") + ["AC"],
+            BOB: ["6S"] + suit_cards("H") + suit_cards("C", RANKS[:-1])})
+    t.act(ANN, "play", "6D")
+    for i, r in enumerate(RANKS[:-1]):
+        t.play(BOB, r + "H", r + "C")
+        t.play(ANN, r + "S", RANKS[i + 1] + "D")
+    before = t.state
+    last = t.act(BOB, "play", "AH")
+    assert last == [
+        Played(seat=BOB, card="AH", role="beat"),
+        DealEnded(deal=1, outcome="loss", last=ANN, hand=["AS", "AC"], top="AH", trump="S", beats=False,
+                  out=[BOB], losses={"ann": 1, "bob": 0}, next_dealer=ANN),
+    ]
+    line = G.describe(before, last[0], PUBLIC)
+    assert line == "bob beats AD with AH: last card, leaves the deal; only ann still holds cards"
+    assert "plays freely" not in line
+
+
+def test_a_last_card_beat_that_leaves_two_players_frees_the_next():
+    t, _ = last_card_beat_deal()
+    before = t.state
+    [beat] = t.act(ANN, "play", "TS")
+    assert G.describe(before, beat, PUBLIC) == "ann beats KD with TS: last card, leaves the deal; the next player plays freely"
+
+
+def test_a_drawn_deal_counts_as_one_of_the_matchs_deals():
+    """RULING (Svoi Kozyri, added): a drawn deal is one of the match's deals."""
+    t = Table(2, dealer=BOB, trumps=["S", "H"], deals=1)
+    t.deal({ANN: LADDER_ANN, BOB: LADDER_BOB})
+    last = play_ladder(t)
+    assert [type(e) for e in last] == [Played, DealEnded, MatchEnded]
+    assert last[1].outcome == "draw"
+    assert last[2] == MatchEnded(deals=1, losses={"ann": 0, "bob": 0}, draws=1, ranks={"ann": 1, "bob": 1})
+    assert G.is_finished(t.state)

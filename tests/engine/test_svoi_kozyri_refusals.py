@@ -111,7 +111,7 @@ def test_deal_refusals():
     t = Table(2)
     with pytest.raises(IllegalCommand, match="the deck is not the game's 36-card deck") as info:
         G.decide(t.state, StartDeal(deck=tuple(DECK_36[:-1])))
-    assert info.value.rule == "deck"
+    assert info.value.rule == "svoi-kozyri §Deal (a listed deck is the 36-card pack, top first)"
     with pytest.raises(IllegalCommand, match="no deal is in progress"):
         G.decide(t.state, Pickup(seat=0))
     t.deal({})

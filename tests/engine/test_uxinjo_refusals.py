@@ -168,7 +168,7 @@ def test_bad_deck(deck, words):
         UXINJO.decide(t.state, StartDeal(deck=tuple(deck)))
     for w in words:
         assert w in info.value.message
-    assert info.value.rule == "deck"
+    assert info.value.rule == "uxinjo §2.1 (a listed deck is the 38-card Jx deck, top first)"
 
 
 def test_unknown_verbs_and_bad_arguments():
@@ -213,3 +213,37 @@ def test_taken_card_may_not_be_discarded_after_an_eltiri_either():
     assert "taken from the discard pile this turn" in err.message and "§2.2" in err.rule
     assert "discard G9" not in [c.text() for c in UXINJO.legal_commands(t.state, SU)]
     t.act(SU, "discard", "B7")  # any other card
+
+
+def test_eltiri_without_that_jx_cites_the_eltiri_rule_not_the_stock_size():
+    """Issue 15: `eltiri AJ` without an AJ is about what you hold, not about the stock."""
+    t = dealt(hands={OR: ["PJ", "R1", "R2", "G4", "G5"]}, stock=["B7"])
+    t.act(OR, "draw")
+    err = t.refuse(OR, "eltiri", "AJ")
+    assert err.message == "you do not hold AJ: eltiri exposes a PJ or an AJ from your own hand"
+    assert err.rule == "uxinjo §3.1 (eltiri: expose a PJ or an AJ from your own hand)"
+    assert "stock" not in err.rule
+    err = t.refuse(OR, "eltiri", "R1")
+    assert err.rule == "uxinjo §3.1 (eltiri: expose a PJ or an AJ from your own hand)"
+
+
+def test_draw_after_a_claim_says_the_window_waits_for_an_answer():
+    """Issue 15: once Ok has claimed, waiting for Ok to pass makes no sense: Su must answer."""
+    t = dealt(hands={OK: ["G7", "G8", "R1", "R2", "R3"]}, stock=["G9"])
+    t.act(OR, "draw")
+    t.act(OR, "discard", "G9")
+    t.act(OK, "munt")  # a claim on G9
+    for verb in ("draw", "take"):
+        err = t.refuse(SU, verb)
+        assert err.message == (f"Ok has claimed munt on G9: answer munt or pass (no {verb}); the claims are "
+                               "judged once you answer")
+        assert "until" not in err.message and "§2.3" in err.rule
+    t.act(SU, "pass")
+
+
+def test_draw_before_the_other_answer_still_waits_for_the_pass():
+    t = dealt(stock=["G9"])
+    t.act(OR, "draw")
+    t.act(OR, "discard", "G9")
+    err = t.refuse(SU, "draw")
+    assert err.message == "the claim window is open: answer munt or pass (draw counts as a pass only once Ok has passed)"

@@ -132,7 +132,7 @@ def test_deals(client, store, created, td_token):
     refused(store, client, "POST", "/matches/nosuch/deals", 404, token=td_token, json={})
     refused(store, client, "POST", url, 422, token=td_token, json={"deck": "R1 R2"})
     body = refused(store, client, "POST", url, 409, token=td_token, json={"deck": ["R1", "R2"]})
-    assert body["rule"] == "deck"
+    assert body["rule"] == "uxinjo §2.1 (a listed deck is the 38-card Jx deck, top first)"
     r = client.post(url, headers=bearer(td_token))  # no body: the seeded shuffle
     assert r.status_code == 201 and r.json()["events"][0]["type"] == "match.deal-started"
     # the TD sees the whole deck

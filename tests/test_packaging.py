@@ -40,14 +40,20 @@ def test_fresh_venv_install_has_only_the_kartludo_package(tmp_path):
     shipped = {p.relative_to(site / "kartludo" / "web" / "static") for p in (site / "kartludo" / "web" / "static").rglob("*")
                if p.is_file()}
     assert shipped == {p.relative_to(static) for p in static.rglob("*") if p.is_file()}
+    # and so do the rules pages the web serves (docs/rules/*.md, as kartludo/web/rules)
+    pages = {p.name for p in (site / "kartludo" / "web" / "rules").glob("*.md")}
+    assert pages == {p.name for p in (ROOT / "docs" / "rules").glob("*.md")} and len(pages) == 4
     # import it from the fresh venv, borrowing only third-party dependencies from ours
     deps = sysconfig.get_paths()["purelib"]
     env = dict(os.environ, PYTHONPATH=deps)
     out = subprocess.check_output(
-        [py, "-c", "import kartludo.store, kartludo.cli.main as m; print(kartludo.store.__file__)"],
+        [py, "-c", "import kartludo.store, kartludo.cli.main as m; print(kartludo.store.__file__)\n"
+                   "from kartludo.app import rulebook; print(rulebook.pages_dir()); print(rulebook.link('uxinjo §2.2 A'))"],
         env=env, text=True, cwd=tmp_path,
     )
-    assert out.strip().startswith(str(site / "kartludo" / "store"))
+    store_file, pages_dir, link = out.strip().splitlines()
+    assert store_file.startswith(str(site / "kartludo" / "store"))
+    assert pages_dir == str(site / "kartludo" / "web" / "rules") and link == "/ui/rules/uxinjo#s2-2"
     assert (venv / "bin" / "kartludo").exists()
 
 
@@ -69,6 +75,11 @@ def test_every_package_folder_is_listed_in_pyproject():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = dict(config["package-dir"])
     assert sorted(listed) == sorted(config["packages"])
+    # a data-only package (no Python): the rules pages, shipped beside the web package
+    data_only = {name: folder for name, folder in listed.items() if not (ROOT / folder / "__init__.py").exists()}
+    assert data_only == {"kartludo.web.rules": "docs/rules"}
+    assert config["package-data"]["kartludo.web.rules"] == ["*.md"]
+    listed = {name: folder for name, folder in listed.items() if name not in data_only}
     found = set()
     for layer in ("app", "cli", "engine", "events", "projections", "service", "store", "web"):
         for init in (ROOT / layer).rglob("__init__.py"):

@@ -20,9 +20,13 @@ STATIC = Path(__file__).parent / "static"
 ID = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_.\-]{1,100}$")]
 
 
-def shell(title: str, script: str, **data: str) -> Response[str]:
-    """A page: header with the site's links, an empty ``main`` its script fills."""
+def shell(title: str, script: str | None, *, body: str | None = None, status: int = 200,
+          **data: str) -> Response[str]:
+    """A page: header with the site's links, an empty ``main`` its script fills (or,
+    for a page without a script, ``body``: HTML made on the server from our own files)."""
     attrs = "".join(f' data-{k.replace("_", "-")}="{escape(v)}"' for k, v in data.items())
+    module = f'<script type="module" src="/static/js/pages/{script}.js"></script>\n' if script else ""
+    content = body if body is not None else '<p class="loading">Loading…</p>'
     html = f"""<!doctype html>
 <html lang="en">
 <head>
@@ -32,8 +36,7 @@ def shell(title: str, script: str, **data: str) -> Response[str]:
 <title>{escape(title)} · kartludo</title>
 <link rel="stylesheet" href="/static/css/kartludo.css">
 <link rel="stylesheet" href="/static/css/tables.css">
-<script type="module" src="/static/js/pages/{script}.js"></script>
-</head>
+{module}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="site"><nav aria-label="Site">
@@ -42,12 +45,13 @@ def shell(title: str, script: str, **data: str) -> Response[str]:
 <a href="/ui/standings">Standings</a>
 <a href="/ui/audit">Rulings</a>
 <a href="/ui/cards">Cards</a>
+<a href="/ui/rules">Rules</a>
 </nav></header>
-<main id="main" tabindex="-1"{attrs}><p class="loading">Loading…</p></main>
+<main id="main" tabindex="-1"{attrs}>{content}</main>
 </body>
 </html>
 """
-    return Response(html, media_type="text/html; charset=utf-8")
+    return Response(html, media_type="text/html; charset=utf-8", status_code=status)
 
 
 @get("/", include_in_schema=False, sync_to_thread=False)
@@ -96,5 +100,41 @@ def cards_page() -> Response[str]:
     return shell("Cards", "cards")
 
 
+@get("/ui/rules", include_in_schema=False, sync_to_thread=False)
+def rules_index_page() -> Response[str]:
+    """The rules pages and their numbered sections."""
+    from kartludo.app import rulebook
+    from kartludo.engine.registry import get_game
+
+    items = []
+    for entry in rulebook.index():
+        game = entry["game"]
+        links = "".join(f'<li><a href="/ui/rules/{game}#{s["anchor"]}">§{escape(s["label"])}'
+                        f'{" " + escape(s["title"]) if s["title"] else ""}</a></li>' for s in entry["sections"])
+        items.append(f'<li><a href="/ui/rules/{game}">{escape(get_game(game).title)}</a><ul>{links}</ul></li>')
+    body = ('<h1>Rules</h1><p class="muted">The rules as kartludo plays them. A refused command or a ruling '
+            'cites these sections.</p><ul class="rules-index">' + "".join(items) + "</ul>")
+    return shell("Rules", None, body=body)
+
+
+@get("/ui/rules/{game:str}", include_in_schema=False, sync_to_thread=False)
+def rules_page(game: ID, cite: Annotated[str | None, Parameter(max_length=2000)] = None) -> Response[str] | Redirect:
+    """A game's rules page (docs/rules/GAME.md), each § section with its anchor; with
+    ``?cite=`` (a refusal's or ruling's rule) it sends the browser to the section cited."""
+    from kartludo.app import rulebook
+
+    try:
+        if cite is not None:
+            target = rulebook.link(cite, game)
+            if target is not None:
+                return Redirect(target)
+        html = rulebook.render(game)
+    except rulebook.UnknownPage as exc:
+        return shell("Rules", None, body=f'<h1>Rules</h1><p class="error" role="alert">{escape(str(exc))}</p>',
+                     status=404)
+    return shell(f"Rules · {game}", None, body=f'<article class="rules" id="rules">{html}</article>')
+
+
 ROUTES = [root, match_list_page, replay_page, table_page, audit_list_page, ruling_page, standings_page, series_page,
-          cards_page, create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False)]
+          cards_page, rules_index_page, rules_page,
+          create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False)]

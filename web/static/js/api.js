@@ -42,9 +42,23 @@ export function show(main, ...nodes) {
   main.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
 }
 
+/**
+ * A rule citation ("uxinjo §2.2 B (…)", or a ruling note "RULING §2.3: …" of `game`) as a
+ * link to its rules page, which sends the browser on to the section cited; plain text
+ * when it cites no section.
+ */
+export function ruleLink(rule, game = null) {
+  const own = /^([a-z][a-z-]*) §/.exec(rule);
+  const pageName = own ? own[1] : game;
+  if (!pageName || !rule.includes("§")) return document.createTextNode(rule);
+  return el("a", { href: `/ui/rules/${encodeURIComponent(pageName)}?cite=${encodeURIComponent(rule)}`, class: "rule" }, rule);
+}
+
 export function errorBox(err) {
-  const text = err instanceof ApiError ? `${err.message}${err.rule ? ` (rule: ${err.rule})` : ""}` : String(err);
-  return el("p", { class: "error", role: "alert" }, text);
+  if (err instanceof ApiError && err.rule) {
+    return el("p", { class: "error", role: "alert" }, `${err.message} (rule: `, ruleLink(err.rule), ")");
+  }
+  return el("p", { class: "error", role: "alert" }, err instanceof ApiError ? err.message : String(err));
 }
 
 // A seat's secret stays in this tab: it arrives in the URL fragment (#token=…, never sent

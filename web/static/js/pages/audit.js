@@ -1,5 +1,5 @@
 // Every recorded penalty ruling, with its status; each links to its page.
-import { api, el, errorBox, formatTime, gameTitle, page, show } from "../api.js";
+import { api, el, errorBox, formatTime, gameTitle, page, ruleLink, show } from "../api.js";
 
 async function load(main) {
   const q = new URLSearchParams(location.search);
@@ -18,7 +18,7 @@ async function load(main) {
             el("td", {}, gameTitle(r.game)),
             el("td", { class: "num" }, r.deal),
             el("td", {}, r.player),
-            el("td", {}, r.rule),
+            el("td", {}, ruleLink(r.rule, r.game)),
             el("td", {}, r.status),
             el("td", {}, formatTime(r.recorded_at)))))))
       : el("p", { class: "note" }, "No rulings recorded."),

@@ -1,6 +1,6 @@
 // One ruling: the facts, the rule, its effect and status, the dispute history, and the
 // table as it stood when the ruling was made, with a link to that step of the replay.
-import { api, ApiError, el, errorBox, formatTime, gameTitle, page, show, storedToken } from "../api.js";
+import { api, ApiError, el, errorBox, formatTime, gameTitle, page, ruleLink, show, storedToken } from "../api.js";
 import { cardName, cardRow } from "../cards.js";
 import { renderTable } from "../tables/index.js";
 
@@ -48,7 +48,7 @@ async function load() {
     el("p", {}, el("a", { href: link, class: "button", id: "open-replay" }, "Open the replay at this step")),
     el("h2", {}, "Ruling"),
     el("dl", { class: "facts", id: "ruling-facts" },
-      el("dt", {}, "rule"), el("dd", {}, r.rule),
+      el("dt", {}, "rule"), el("dd", {}, ruleLink(r.rule, r.game)),
       el("dt", {}, "type"), el("dd", {}, r.type),
       el("dt", {}, "status"), el("dd", { id: "ruling-status" }, r.status),
       r.series ? [el("dt", {}, "series"), el("dd", {}, el("a", { href: `/ui/series/${r.series}` }, r.series),

@@ -116,6 +116,89 @@ def resolve_ruling(store: EventStore, text: str) -> AuditRecord:
     return found[0]
 
 
+#: the status of an audit record that is a decision without a penalty (never appealed)
+DECISION = "decision"
+
+
+def _decisions_of(match_id: str, records: list[Recorded]) -> list[AuditRecord]:
+    """The decisions without a penalty that a match's settlements record (an invalid
+    claim beside a valid one, the levu voided by all three), as audit records."""
+    created = records[0].event
+    if not isinstance(created, MatchCreated):
+        return []
+    game = get_game(created.game)
+    out = []
+    for rec in records[1:]:
+        if not type(rec.event).derived:
+            continue
+        for d in game.decisions(rec.event):
+            out.append(AuditRecord(
+                id=f"{match_id}/{d.key}", match=match_id, ruling_id=d.key, game=game.name,
+                deal=getattr(rec.event, "deal", 0), position=rec.position, version=rec.version,
+                player=created.players[d.seat], seat=d.seat, type=rec.type, rule=d.rule, facts=dict(d.facts),
+                effect=dict(d.effect), status=DECISION, series=created.series, series_effect=None,
+                lifted_position=None, voided=[], recorded_at=format_us(rec.recorded_at_us),
+            ))
+    return out
+
+
+def _makes_decisions(game_name: str) -> bool:
+    from kartludo.engine.base import Game
+
+    try:
+        return type(get_game(game_name)).decisions is not Game.decisions
+    except Exception:  # noqa: BLE001 - a game this build does not have makes none it can show
+        return False
+
+
+def list_decisions(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
+    """Decisions without a penalty, read from the match streams of the games that make
+    them (the rulings projection holds penalty rulings only)."""
+    from kartludo.app.matches import list_matches
+
+    if match:
+        ids = [MatchService(store).resolve(match)]
+    else:
+        ids = [m["match"] for m in list_matches(store) if _makes_decisions(m["game"])
+               and (player is None or player in m["players"])]
+    out = []
+    for match_id in ids:
+        out.extend(r for r in _decisions_of(match_id, store.read_stream(stream_of(match_id)))
+                   if player is None or r.player == player)
+    return out
+
+
+def list_entries(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
+    """Penalty rulings and decisions without a penalty, in the order they were made."""
+    entries = list_rulings(store, match, player) + list_decisions(store, match, player)
+    return sorted(entries, key=lambda r: r.position)  # stable: a settlement's decisions keep their order
+
+
+def resolve_entry(store: EventStore, text: str) -> AuditRecord:
+    """A penalty ruling (as ``resolve_ruling``), else a decision ``MATCH/KEY`` where
+    each part may be a unique prefix."""
+    try:
+        return resolve_ruling(store, text)
+    except UnknownMatch as not_a_ruling:
+        match_part, sep, key = text.removeprefix(MATCH_PREFIX).partition("/")
+        if not sep or not match_part:
+            raise
+        try:
+            match_id = MatchService(store).resolve(match_part)
+        except UnknownMatch:
+            raise not_a_ruling from None
+        found = [r for r in _decisions_of(match_id, store.read_stream(stream_of(match_id)))
+                 if r.ruling_id.startswith(key)]
+        exact = [r for r in found if r.ruling_id == key]
+        if exact:
+            return exact[0]
+        if len(found) > 1:
+            raise AmbiguousMatch(f"ruling id {text!r} is ambiguous: {', '.join(r.id for r in found[:5])}") from None
+        if not found:
+            raise not_a_ruling from None
+        return found[0]
+
+
 class RulingContext(msgspec.Struct):
     record: AuditRecord
     hash: str

@@ -46,6 +46,13 @@ class Replay(msgspec.Struct):
     def render(self, k: int, viewer: Viewer) -> str:
         return self.game.render(self.steps[k - 1].state, viewer)
 
+    def rulings(self, k: int) -> list[str]:
+        """The rules an engine decision applied, as recorded: a ruling's ``rule`` and a
+        settlement's ``rulings`` notes (public: they name rules, never cards)."""
+        event = self.steps[k - 1].record.event
+        applied = [event.rule] if isinstance(event, Ruling) else []
+        return applied + list(getattr(event, "rulings", None) or [])
+
     def event_json(self, k: int, viewer: Viewer) -> dict[str, Any]:
         rec = self.steps[k - 1].record
         return {
@@ -207,5 +214,6 @@ class Navigator:
         rec = self._record(self.k)
         head = (f"{self.replay.game.title} · match {self.replay.match.id} · deal {self.replay.deal} · "
                 f"step {self.k}/{self.count} · #{rec.position} · {self.viewer_name()}")
-        return "\n".join([head, f"» {self.replay.description(self.k, self.viewer)}", "",
+        applied = [f"  rule applied: {r}" for r in self.replay.rulings(self.k)]
+        return "\n".join([head, f"» {self.replay.description(self.k, self.viewer)}", *applied, "",
                           self.replay.render(self.k, self.viewer)])

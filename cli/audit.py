@@ -43,15 +43,16 @@ def audit() -> None:
 @click.option("--json", "as_json", is_flag=True)
 @pass_env
 def list_cmd(env: Env, match_id: str | None, player: str | None, as_json: bool) -> None:
-    """Every recorded ruling with its facts, effect and status.
+    """Every recorded ruling with its facts, effect and status, and each decision that
+    voided a claim or a levu without a penalty (status "decision").
 
     \b
     Example:
         kartludo audit list --match 3f9c
     """
-    from kartludo.app.audit import list_rulings
+    from kartludo.app.audit import list_entries
 
-    records = list_rulings(env.store, match_id, player)
+    records = list_entries(env.store, match_id, player)
     if as_json:
         echo_json(records)
         return
@@ -60,7 +61,8 @@ def list_cmd(env: Env, match_id: str | None, player: str | None, as_json: bool) 
     for r in records:
         points = r.facts.get("points"), r.facts.get("needed")
         judged = f" · {points[0]} < {points[1]} needed" if None not in points else ""
-        click.echo(f"{r.id:<32} {r.status:<10} deal {r.deal:<3} {r.player:<8} {r.rule[:60]}{judged}")
+        rule = r.rule if r.status == "decision" else r.rule[:60]  # a decision's point is its ending ("no foul")
+        click.echo(f"{r.id:<32} {r.status:<10} deal {r.deal:<3} {r.player:<8} {rule}{judged}")
 
 
 @audit.command("show")
@@ -68,23 +70,27 @@ def list_cmd(env: Env, match_id: str | None, player: str | None, as_json: bool) 
 @click.option("--json", "as_json", is_flag=True)
 @pass_env
 def show(env: Env, ruling: str, as_json: bool) -> None:
-    """One ruling: its facts, the state it was made in (all hands and the seat's own
-    view), the events around it, the ruled event's hash and the dispute history.
+    """One ruling (or decision without a penalty): its facts, the state it was made in
+    (all hands and the seat's own view), the events around it, the ruled event's hash
+    and the dispute history.
 
     \b
     Example:
         kartludo audit show 3f9c/uxinjo-d2-Su
     """
-    from kartludo.app.audit import resolve_ruling, ruling_context
+    from kartludo.app.audit import resolve_entry, ruling_context
 
-    ctx = ruling_context(env.store, resolve_ruling(env.store, ruling))
+    ctx = ruling_context(env.store, resolve_entry(env.store, ruling))
     if as_json:
         echo_json(ctx)
         return
     for line in _record_lines(ctx.record):
         click.echo(line)
     click.echo(f"  hash of the ruled event: {ctx.hash}  (check with `kartludo verify`)")
-    click.echo("history:")
+    if ctx.record.status == "decision":
+        click.echo("history: a decision without a penalty, recorded in the settlement above (not appealable)")
+    else:
+        click.echo("history:")
     for h in ctx.record.history:
         click.echo(f"  {h['at']}  {h['kind']:<10} by {h['by']}: {h['reason']}  (#{h['position']})")
     click.echo("events before:")

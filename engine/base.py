@@ -88,6 +88,19 @@ class Option(msgspec.Struct, frozen=True):
     check: Callable[[Any], str | None] | None = None  # returns an error message or None
 
 
+class Decision(msgspec.Struct, frozen=True, kw_only=True):
+    """A decision recorded inside a derived event that voids a player's act without a
+    penalty (an invalid claim beside a valid one, a levu voided by all three): not a
+    penalty ruling, but the audit trail lists it beside them. ``key`` is unique in the
+    match, like a ruling id."""
+
+    key: str
+    seat: int
+    rule: str
+    facts: dict[str, Any] = {}
+    effect: dict[str, Any] = {}
+
+
 class Result(msgspec.Struct, frozen=True, kw_only=True):
     """A finished (or series-cut) match, as projections need it.
 
@@ -200,6 +213,10 @@ class Game(abc.ABC, Generic[S]):
         """Events the rules make happen now without anyone's command (rulings,
         settlements, automatic plays). ``decide`` appends them; ``audit recheck``
         compares them with what was recorded."""
+        return []
+
+    def decisions(self, event: Event) -> list[Decision]:
+        """The decisions without a penalty that ``event`` (a derived event) records."""
         return []
 
     # --- asking the state --------------------------------------------------

@@ -8,6 +8,7 @@ from kartludo.engine.base import (
     BadCommand,
     Bot,
     Command,
+    Decision,
     ModuleGame,
     Option,
     Result,
@@ -28,6 +29,7 @@ from kartludo.engine.uxinjo.rules import (
     Take,
 )
 from kartludo.engine.uxinjo.state import SEAT_LABELS, Phase, UxState, match_points
+from kartludo.events.base import Event
 
 
 def _check_needed(value: Any) -> str | None:
@@ -81,6 +83,9 @@ class Uxinjo(ModuleGame[UxState]):
         scores = {state.players[i]: mp[i] for i in range(3)}
         return Result(scores=scores, ranks=ranks_from_scores(scores), match_points=dict(scores),
                       fouls=rules.foul_counts(state))
+
+    def decisions(self, event: Event) -> list[Decision]:
+        return rules.decisions(event)
 
     def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
         verb = verb.lower()

@@ -10,7 +10,16 @@ from typing import Any, Callable
 
 import msgspec
 
-from kartludo.engine.base import accepted, deal_command, decide_with, Command, IllegalCommand, StartDeal, check_deck
+from kartludo.engine.base import (
+    Command,
+    Decision,
+    IllegalCommand,
+    StartDeal,
+    accepted,
+    check_deck,
+    deal_command,
+    decide_with,
+)
 from kartludo.engine.jx import AJX, JX, JX_DECK, ORDER, PJX, is_card
 from kartludo.engine.uxinjo.hand import best_split
 from kartludo.engine.uxinjo.state import (
@@ -779,6 +788,33 @@ def _drawn(s: UxState, reason: str, claimants: list[int] | None = None) -> DealD
         levu=list(s.levu),
         rulings=_notes(s, transfers),
     )
+
+
+def decisions(event: Event) -> list[Decision]:
+    """What a settlement or drawn deal voided without a penalty: each invalid claim beside
+    the valid one (RULING §2.3), and each levu when all three declared one (§4.2)."""
+    if not isinstance(event, (Settled, DealDrawn)):
+        return []
+    out = []
+    d = event.deal
+    if isinstance(event, Settled):
+        for seat in event.void_claims:
+            out.append(Decision(
+                key=f"uxinjo-d{d}-{label(seat)}-void-claim", seat=seat, rule=RULING_VOID_CLAIM,
+                facts={"claim_on": event.card, "discarder": label(event.discarder if event.discarder is not None else -1),
+                       "valid_claim_by": label(event.winner), "points_needed": event.needed},
+                effect={"claim": "void", "foul": False, "penalties": "unchanged"},
+            ))
+    if len(event.levu) >= SEATS:
+        facts: dict[str, Any] = {"levu": [label(x) for x in event.levu]}
+        if isinstance(event, Settled):
+            facts["points_needed"] = event.needed
+        for seat in event.levu:
+            out.append(Decision(
+                key=f"uxinjo-d{d}-{label(seat)}-levu-void", seat=seat, rule=RULING_ALL_LEVU, facts=facts,
+                effect={"levu": "void", "points_needed_raised_by": 0, "levu_penalty": "none"},
+            ))
+    return out
 
 
 def markers_by_name(s: UxState) -> dict[str, dict[str, int]]:

@@ -118,6 +118,15 @@ def _transfers_text(s: UxState, transfers) -> str:
     return "; ".join(parts) if parts else "no transfers"
 
 
+def _voided(event: Settled | DealDrawn) -> str:
+    """The decisions without a penalty the event records (the audit trail lists them too)."""
+    text = "".join(f"; {label(seat)}'s invalid claim is void, no foul (RULING §2.3)"
+                   for seat in getattr(event, "void_claims", []))
+    if len(event.levu) >= SEATS:
+        text += "; every levu is void: all three declared levu (§4.2)"
+    return text
+
+
 def describe(before: UxState, event: Event, viewer: Viewer) -> str:
     event = redact(event, viewer)
     if isinstance(event, DealStarted):
@@ -153,14 +162,14 @@ def describe(before: UxState, event: Event, viewer: Viewer) -> str:
         lifted = f"; lifts penalty {event.lifted}" if event.lifted else ""
         return (
             f"{label(event.winner)} wins {how}: {split} = {_points(event.points)} ({rows}), "
-            f"{event.needed} needed; {_transfers_text(before, event.transfers)}{lifted}"
+            f"{event.needed} needed; {_transfers_text(before, event.transfers)}{lifted}{_voided(event)}"
         )
     if isinstance(event, DealDrawn):
         why = {"stock": "the stock is exhausted", "double-munt": "two valid munts", "foul": "foul"}.get(
             event.reason, event.reason
         )
         tail = f"; {_transfers_text(before, event.transfers)}" if event.transfers else ""
-        return f"deal {event.deal} drawn: {why}{tail}"
+        return f"deal {event.deal} drawn: {why}{tail}{_voided(event)}"
     if isinstance(event, MatchEnded):
         return "match ends: MP " + ", ".join(f"{n} {v:+d}" for n, v in event.mp.items())
     if isinstance(event, RulingAppealed):

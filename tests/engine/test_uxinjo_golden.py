@@ -480,3 +480,94 @@ def test_overturn_between_deals_reaching_finito_ends_the_match():
     assert t.markers()["ann"] == {"bob": 6, "cy": 6}
     assert UXINJO.is_finished(t.state)
     assert UXINJO.result(t.state).scores == {"ann": 6, "bob": -3, "cy": -3}
+
+
+# --- decisions without a penalty, as the text replay and the audit trail show them ---
+
+
+def test_an_invalid_claim_beside_a_valid_one_is_described_and_listed_as_a_decision():
+    """Issue 15: the RULING that voids the invalid claim (no foul) shows outside the JSON too."""
+    from kartludo.engine.base import PUBLIC, Decision
+    from kartludo.engine.uxinjo.rules import RULING_VOID_CLAIM
+
+    t = Table()
+    t.deal(build_deck(OR, {SU: ["G7", "R1", "R2", "R3", "B5"], OK: ["R9", "B9", "R4", "R5", "R6"]}, stock=["G9"]))
+    t.act(OR, "draw")
+    t.act(OR, "discard", "G9")
+    t.act(SU, "munt")  # invalid
+    before = t.state
+    munt, settled = t.act(OK, "munt")
+    line = UXINJO.describe(UXINJO.evolve(before, munt), settled, PUBLIC)
+    assert line == ("Ok wins on Or's G9: R4 R5 R6 | R9 G9 B9 = 3 points (base 2, trio +1), 2 needed; "
+                    "Or→Ok 3 discard; Su's invalid claim is void, no foul (RULING §2.3)")
+    assert UXINJO.decisions(settled) == [Decision(
+        key="uxinjo-d1-Su-void-claim", seat=SU, rule=RULING_VOID_CLAIM,
+        facts={"claim_on": "G9", "discarder": "Or", "valid_claim_by": "Ok", "points_needed": 2},
+        effect={"claim": "void", "foul": False, "penalties": "unchanged"},
+    )]
+    assert UXINJO.decisions(munt) == []
+
+
+def test_all_three_levu_void_is_described_and_listed_as_a_decision():
+    from kartludo.engine.base import PUBLIC
+    from kartludo.engine.uxinjo.rules import RULING_ALL_LEVU
+
+    t = Table()
+    t.deal(build_deck(OR, {OR: ["G7", "G8", "R1", "R2", "R3"]}, stock=["B5", "B6", "G9"]))
+    t.act(OR, "levu")
+    t.act(OR, "draw")
+    t.act(OR, "discard", "B5")
+    t.act(OK, "pass")
+    t.act(SU, "draw")
+    t.act(SU, "levu")
+    t.act(SU, "discard", "B6")
+    t.act(OR, "pass")
+    t.act(OK, "pass")
+    t.act(OK, "levu")
+    t.act(OK, "draw")
+    t.act(OK, "discard", "G9")
+    t.act(OR, "munt")
+    before = t.state
+    settled = t.act(SU, "pass")[-1]
+    line = UXINJO.describe(before, settled, PUBLIC)
+    assert line.endswith("; every levu is void: all three declared levu (§4.2)")
+    decisions = UXINJO.decisions(settled)
+    assert [(d.key, d.seat, d.rule) for d in decisions] == [
+        ("uxinjo-d1-Or-levu-void", OR, RULING_ALL_LEVU),
+        ("uxinjo-d1-Su-levu-void", SU, RULING_ALL_LEVU),
+        ("uxinjo-d1-Ok-levu-void", OK, RULING_ALL_LEVU),
+    ]
+    assert decisions[0].facts == {"levu": ["Or", "Su", "Ok"], "points_needed": 2}
+    assert decisions[0].effect == {"levu": "void", "points_needed_raised_by": 0, "levu_penalty": "none"}
+
+
+def test_all_three_levu_void_in_a_drawn_deal():
+    from kartludo.engine.base import PUBLIC
+
+    t = Table()
+    t.deal(build_deck(OR, {OR: ["G7", "R1", "R2", "R3", "B5"], SU: ["G8", "G4"], OK: ["R9", "B9"]},
+                      stock=["G9"]))
+    t.act(OR, "levu")
+    t.act(OR, "draw")
+    t.act(OR, "discard", "G9")
+    t.act(SU, "pass")
+    t.act(OK, "pass")
+    t.act(SU, "levu")
+    t.act(SU, "draw")
+    t.act(SU, "discard", t.state.drawn)
+    t.act(OK, "pass")
+    t.act(OR, "pass")
+    t.act(OK, "levu")
+    t.act(OK, "draw")
+    t.act(OK, "discard", t.state.drawn)
+    t.act(SU, "munt")  # Su claims: invalid, a foul, the deal is drawn
+    before = t.state
+    events = t.act(OR, "pass")
+    drawn = events[-1]
+    assert isinstance(drawn, DealDrawn) and drawn.reason == "foul"
+    state = before
+    for e in events[:-1]:
+        state = UXINJO.evolve(state, e)
+    assert UXINJO.describe(state, drawn, PUBLIC) == "deal 1 drawn: foul; every levu is void: all three declared levu (§4.2)"
+    assert [d.key for d in UXINJO.decisions(drawn)] == ["uxinjo-d1-Or-levu-void", "uxinjo-d1-Su-levu-void",
+                                                        "uxinjo-d1-Ok-levu-void"]

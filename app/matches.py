@@ -365,6 +365,8 @@ class MatchService:
 
     def state_json(self, match: Match, viewer: Viewer) -> dict[str, Any]:
         view = match.game.view(match.state, viewer)
+        if match.closed:  # finished by its series deadline: what a finished match shows (Uxinjo's mp)
+            view = {**view, **match.game.closed_fields(match.state)}
         return {
             "match": match.id,
             "game": match.game.name,

@@ -258,6 +258,12 @@ class Game(abc.ABC, Generic[S]):
         ``PUBLIC``). Keys: ``phase``, ``to_act``, ``hands``, ``totals`` and the
         game's own fields (see DESIGN.md's ``state --json``)."""
 
+    def closed_fields(self, state: S) -> dict[str, Any]:
+        """What ``view`` shows once a match is finished, for a match the pipeline closed
+        (a series deadline) while the game's own state still runs: the game never sees
+        that closure. Uxinjo: ``mp`` from the markers as they stand."""
+        return {}
+
     @abc.abstractmethod
     def redact(self, event: Event, viewer: Viewer) -> Event:
         """The event as ``viewer`` may see it (hidden cards replaced by ``"??"``)."""

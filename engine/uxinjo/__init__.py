@@ -84,6 +84,12 @@ class Uxinjo(ModuleGame[UxState]):
         return Result(scores=scores, ranks=ranks_from_scores(scores), match_points=dict(scores),
                       fouls=rules.foul_counts(state))
 
+    def closed_fields(self, state: UxState) -> dict[str, Any]:
+        """§6.x RULING (time): a series match cut at its deadline is scored from the
+        markers at the end of the deal in progress, so it has its MP like any finished match."""
+        mp = match_points(state.markers)
+        return {"mp": {state.players[i]: mp[i] for i in range(3)}}
+
     def decisions(self, event: Event) -> list[Decision]:
         return rules.decisions(event)
 

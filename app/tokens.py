@@ -1,8 +1,8 @@
 """API bearer tokens as events: issue, revoke, resolve.
 
-TD tokens and every revocation live in the stream ``tokens``; a match's seat tokens
-in ``tokens-<match>``, written in the same transaction as the match (so creating
-matches never contends on one stream). Only the SHA-256 hash of a token is stored;
+TD tokens and revocations live in the stream ``tokens``; a match's seat tokens in
+``tokens-<match>``, written in the same transaction as the match (so creating
+matches never contends on one stream), and so do the revocations of a re-issue. Only the SHA-256 hash of a token is stored;
 the secret is shown once when issued. A ``TokenIndex`` keeps the live tokens in
 memory and follows the global order for token events (one indexed query per lookup).
 """
@@ -145,20 +145,29 @@ class TokenIndex:
 def reissue_seat_tokens(store: EventStore, match_id: str, players: Sequence[str], *, actor: str = "",
                         reason: str = "") -> list[str]:
     """New seat tokens for every seat of a match, revoking its live ones, in one
-    transaction; returns the new secrets (seat order). A retried match creation uses
-    this: the first secrets were shown once and cannot be shown again."""
+    append; returns the new secrets (seat order). A retried match creation uses
+    this: the first secrets were shown once and cannot be shown again.
+
+    The tokens to revoke are read from the match's tokens stream at a known version
+    and the revocations and new tokens are appended to that stream at that version,
+    so of two concurrent re-issues one retries after the other and revokes its
+    tokens too: exactly one token per seat stays live.
+    """
+    seats = seat_tokens_stream(match_id)
     for _ in range(20):
+        records = store.read_stream(seats)
+        version = records[-1].version if records else 0
         index = TokenIndex(store)
         index.refresh()
-        old = [p for p in index._live.values() if p.role == "seat" and p.match == match_id]
+        revoked = {r.event.token_hash for r in records if isinstance(r.event, TokenRevoked)} | index._revoked
+        old = [r.event.token_hash for r in records if isinstance(r.event, TokenIssued)]
+        # seat tokens of this match issued elsewhere (``kartludo token new --role seat``)
+        old += [p.token_hash for p in index._live.values() if p.role == "seat" and p.match == match_id]
+        stale = [h for h in dict.fromkeys(old) if h not in revoked]
         secrets_out, issued = token_events([("seat", match_id, i, name) for i, name in enumerate(players)])
-        revoked = [TokenRevoked(token_hash=p.token_hash, by=actor, reason=reason) for p in old]
-        seats = seat_tokens_stream(match_id)
-        batches = [(seats, issued, store.stream_version(seats))]
-        if revoked:
-            batches.append((TOKENS_STREAM, revoked, store.stream_version(TOKENS_STREAM)))
+        revocations = [TokenRevoked(token_hash=h, by=actor, reason=reason) for h in stale]
         try:
-            store.append_together(batches, actor=actor)
+            store.append(seats, [*revocations, *issued], version, actor=actor)
             return secrets_out
         except ConcurrencyConflict:
             continue

@@ -127,6 +127,11 @@ class TokenIndex:
         self.refresh()
         return self._live.get(hash_token(secret))
 
+    def is_live(self, token_hash: str) -> bool:
+        """Whether the token is live now (its revocation by any process is seen)."""
+        self.refresh()
+        return token_hash in self._live
+
     def find(self, token_or_prefix: str) -> Principal:
         """A live token by its secret, its full hash or a unique prefix of its hash."""
         self.refresh()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -32,7 +33,8 @@ from kartludo.events.base import to_builtins
 from kartludo.events.match import DealStarted, MatchClosed
 from kartludo.service import schemas as s
 from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of
-from kartludo.service.live import LiveHub
+from kartludo.service.limits import Limits
+from kartludo.service.live import LiveHub, StreamSlots
 from kartludo.store import ConcurrencyConflict, EventStore, Recorded
 from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
 from kartludo.store.transfer import format_us
@@ -55,10 +57,12 @@ class Services:
 
     STRIPES = 256
 
-    def __init__(self, store: EventStore, url: str) -> None:
+    def __init__(self, store: EventStore, url: str, limits: Limits) -> None:
         self.store = store
+        self.limits = limits
         self.tokens = TokenIndex(store)
         self.live = LiveHub(store, url)
+        self.streams = StreamSlots(limits)
         self.svc = MatchService(store)
         #: projection refreshes write read-model tables: one at a time in this process
         self.projections = threading.Lock()
@@ -194,7 +198,8 @@ def _on_store(_: Request[Any, Any, Any], exc: StoreError) -> Response:
 
 def _errs(*codes: int) -> dict[int, ResponseSpec]:
     text = {401: "missing, bad or revoked token", 403: "wrong seat or role", 404: "unknown match, ruling or series",
-            409: "refused: a game rule (see `rule`), or contention after retries", 422: "malformed request"}
+            409: "refused: a game rule (see `rule`), or contention after retries", 422: "malformed request",
+            429: "too many open live streams for this caller"}
     # every route may meet a malformed path or query parameter
     return {c: ResponseSpec(s.ErrorBody, description=text[c], generate_examples=False) for c in {*codes, 422}}
 
@@ -375,12 +380,21 @@ def _replay_viewer(players: list[str], allowed: Viewer, asked: str | None) -> Vi
                                     + ("" if wanted == ALL else " or that seat's token"))
 
 
-@get("/matches/{match_id:str}/stream", responses=_errs(401, 404))
+#: a live stream re-checks its token at least this often (seconds), and on every wake-up
+TOKEN_CHECK_SECONDS = 1.0
+#: a live stream with nothing to send says it is alive this often (seconds)
+KEEP_ALIVE_SECONDS = 15.0
+
+
+@get("/matches/{match_id:str}/stream", responses=_errs(401, 404, 429))
 async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Position = 0) -> ServerSentEvent:
     """Server-Sent Events: every event of the match after global position `after` (or
     the `Last-Event-ID` header of a reconnecting client), then each new one as soon as
     it is committed (by any process), in the caller's view. Each message has `id` = the
-    event's position, `event` = its type, `data` = the event as in `/events`."""
+    event's position, `event` = its type, `data` = the event as in `/events`. The token
+    is checked again on every new event and every second: a revoked token's stream ends
+    within a second. A token (or, without one, a client address) may hold only a few
+    streams open at once (429 beyond)."""
     last_id = request.headers.get("last-event-id", "")
     if last_id.isdigit() and len(last_id) < 19:
         after = max(after, int(last_id))
@@ -388,22 +402,45 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
     who = await anyio.to_thread.run_sync(sv.caller, request)
     mid = await anyio.to_thread.run_sync(lambda: sv.svc.resolve(match_id))
     viewer = viewer_of(who, mid)
+    slot = sv.streams.take(who, request.client.host if request.client else "unknown")
     encode = msgspec.json.encode
+    loop = asyncio.get_running_loop()
+
+    def token_live() -> bool:
+        return who is None or sv.tokens.is_live(who.token_hash)
 
     async def messages() -> AsyncIterator[ServerSentEventMessage]:
-        seen = after
-        while True:
-            changed = sv.live.changed
-            new = await anyio.to_thread.run_sync(lambda after=seen: visible_events(sv.svc, mid, viewer, after))
-            for ev in new:
-                seen = ev.position
-                yield ServerSentEventMessage(data=encode(ev).decode(), event=ev.type, id=ev.position)
-            try:
-                await asyncio.wait_for(changed.wait(), timeout=15)
-            except TimeoutError:
-                yield ServerSentEventMessage(comment="keep-alive")
+        try:
+            seen = after
+            changed = True  # the backlog first
+            quiet_since = loop.time()
+            while True:
+                wake = sv.live.changed
+                new = []
+                if changed:
+                    new = await anyio.to_thread.run_sync(lambda after=seen: visible_events(sv.svc, mid, viewer, after))
+                # checked after the read: every event sent was committed while the token was live
+                if not await anyio.to_thread.run_sync(token_live):
+                    yield ServerSentEventMessage(comment="token revoked: the stream ends", data=None)
+                    return
+                for ev in new:
+                    seen = ev.position
+                    quiet_since = loop.time()
+                    yield ServerSentEventMessage(data=encode(ev).decode(), event=ev.type, id=ev.position)
+                try:
+                    await asyncio.wait_for(wake.wait(), timeout=TOKEN_CHECK_SECONDS)
+                    changed = True
+                except TimeoutError:
+                    changed = False
+                if not changed and loop.time() - quiet_since >= KEEP_ALIVE_SECONDS:
+                    quiet_since = loop.time()
+                    yield ServerSentEventMessage(comment="keep-alive", data=None)
+        finally:
+            slot.release()
 
-    return ServerSentEvent(messages())
+    iterator = messages()
+    weakref.finalize(iterator, slot.release)  # a response that never starts still gives its slot back
+    return ServerSentEvent(iterator)
 
 
 @get("/me", sync_to_thread=True, responses=_errs(401))
@@ -507,11 +544,13 @@ def decide_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
 
 
 # --- the app ----------------------------------------------------------------------------
-def create_app(store_url: str, *, store: EventStore | None = None) -> Litestar:
-    """The Litestar app serving the match API over the store at ``store_url``."""
+def create_app(store_url: str, *, store: EventStore | None = None, limits: Limits | None = None) -> Litestar:
+    """The Litestar app serving the match API over the store at ``store_url``, within
+    ``limits`` (default ``Limits()``)."""
     own = store is None
     store = store if store is not None else EventStore.open(store_url)
-    services = Services(store, store_url)
+    limits = limits or Limits()
+    services = Services(store, store_url, limits)
 
     async def startup(app: Litestar) -> None:
         await services.live.start()

@@ -10,9 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
+from collections import Counter
 
 import anyio.to_thread
+from litestar.exceptions import TooManyRequestsException
 
+from kartludo.app.tokens import Principal
+from kartludo.service.limits import Limits
 from kartludo.store import EventStore
 from kartludo.store.schema import NOTIFY_CHANNEL
 
@@ -84,3 +89,51 @@ class LiveHub:
             except Exception as exc:  # noqa: BLE001 - reconnect after a lost connection
                 log.warning("LISTEN %s failed (%s); retrying", NOTIFY_CHANNEL, exc)
                 await asyncio.sleep(1.0)
+
+
+class StreamSlot:
+    """One open live stream's place in its caller's allowance (given back once)."""
+
+    def __init__(self, slots: "StreamSlots", keys: list[str]) -> None:
+        self._slots = slots
+        self._keys = keys
+
+    def release(self) -> None:
+        keys, self._keys = self._keys, []
+        if keys:
+            self._slots._give_back(keys)
+
+
+class StreamSlots:
+    """How many live streams each caller holds open: per token (seat or TD), and
+    without a token per client address and in all (``Limits``). Beyond its allowance
+    a caller gets a 429 until it closes one."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._open: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def take(self, who: Principal | None, address: str) -> StreamSlot:
+        lim = self.limits
+        if who is None:
+            wanted = [("anonymous", lim.anonymous_streams, "live streams without a token on this server"),
+                      (f"address {address}", lim.anonymous_streams_per_address,
+                       f"live streams without a token from {address}")]
+        else:
+            cap = lim.streams_per_td if who.role == "td" else lim.streams_per_seat
+            wanted = [(f"token {who.token_hash}", cap, "live streams for this token")]
+        with self._lock:
+            for key, cap, what in wanted:
+                if self._open[key] >= cap:
+                    raise TooManyRequestsException(f"too many open {what} (at most {cap}): close one first")
+            for key, _, _ in wanted:
+                self._open[key] += 1
+        return StreamSlot(self, [key for key, _, _ in wanted])
+
+    def _give_back(self, keys: list[str]) -> None:
+        with self._lock:
+            for key in keys:
+                self._open[key] -= 1
+                if self._open[key] <= 0:
+                    del self._open[key]

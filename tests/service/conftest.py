@@ -45,7 +45,10 @@ class SSE:
         import httpx
 
         self.messages: list[dict] = []
+        self.comments: list[str] = []
         self.ready = threading.Event()
+        #: set when the server ended the stream (not when the test closed it)
+        self.ended = threading.Event()
         self._stop = False
         self._client = httpx.Client(timeout=httpx.Timeout(30, read=60))
         self._thread = threading.Thread(target=self._run, args=(url, headers), daemon=True)
@@ -69,9 +72,13 @@ class SSE:
                             current["data"] = json.loads(current["data"])
                             self.messages.append(current)
                         current = {}
-                    elif not line.startswith(":"):
+                    elif line.startswith(":"):
+                        self.comments.append(line[1:].strip())
+                    else:
                         key, _, value = line.partition(":")
                         current[key] = value.removeprefix(" ")
+            if not self._stop:
+                self.ended.set()
         except Exception:  # noqa: BLE001 - closed by the test
             self.ready.set()
 
@@ -95,8 +102,8 @@ class SSE:
 
 
 @pytest.fixture
-def sse(server):
-    """Open SSE readers (closed before the server stops)."""
+def open_sse():
+    """Open SSE readers on any server (closed at the end of the test)."""
     opened: list[SSE] = []
 
     def open_stream(url: str, headers: dict[str, str] | None = None) -> SSE:
@@ -107,3 +114,9 @@ def sse(server):
     yield open_stream
     for reader in opened:
         reader.close()
+
+
+@pytest.fixture
+def sse(server, open_sse):
+    """Open SSE readers (closed before the server stops)."""
+    return open_sse

@@ -22,3 +22,7 @@ class UnknownPlayer(AppError):
 
 class TooMuchContention(AppError):
     """A command kept losing the race for its match (see ``MatchService.max_retries``)."""
+
+
+class CommandConflict(AppError):
+    """An idempotency key reused by its caller for a different request: nothing was written."""

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Sequence
 
 import msgspec
 
-from kartludo.app.errors import AmbiguousMatch, AppError, TooMuchContention, UnknownMatch, UnknownPlayer
+from kartludo.app.errors import AmbiguousMatch, AppError, CommandConflict, TooMuchContention, UnknownMatch
+from kartludo.app.errors import UnknownPlayer
 from kartludo.engine.base import ALL, PUBLIC, BadCommand, Command, Game, IllegalCommand, StartDeal, Viewer
 from kartludo.engine.base import parse_options, seeded_deck
 from kartludo.engine.registry import get_game
@@ -33,6 +34,39 @@ def stream_of(match_id: str) -> str:
 
 
 SERIES_PREFIX = "series-"
+#: who sends a command when no caller is named: the CLI and library users, all one
+LOCAL_CALLER = "local"
+#: a stored command id made from a caller's key (migration 0005 indexes its caller part)
+KEY_PREFIX = "k1:"
+
+
+def scoped_command_id(caller: str, key: str, request: Any) -> str:
+    """The command id stored for ``caller``'s idempotency ``key`` sent with ``request``.
+
+    ``k1:`` + a hash of the caller and key + ``:`` + a hash of the request: the same
+    key from another caller is another command, and the same key from the same
+    caller with another request collides with the first (on its caller part) and is
+    refused, never taken for a retry."""
+    who = hashlib.sha256(f"{caller}\0{key}".encode()).hexdigest()[:32]
+    what = hashlib.sha256(msgspec.msgpack.encode(request)).hexdigest()[:32]
+    return f"{KEY_PREFIX}{who}:{what}"
+
+
+def key_holder(store: EventStore, stream_id: str, command_id: str) -> str | None:
+    """The stored command id on ``stream_id`` holding ``command_id``'s caller key
+    (itself for a retry, another for a reused key), or None."""
+    import sqlalchemy as sa
+
+    from kartludo.store.schema import CALLER_KEY_LENGTH, commands
+
+    if not command_id.startswith(KEY_PREFIX):
+        return command_id if store.find_command(stream_id, command_id) is not None else None
+    key = command_id[:CALLER_KEY_LENGTH]
+    query = sa.select(commands.c.command_id).where(
+        commands.c.stream_id == stream_id, commands.c.command_id >= key,
+        commands.c.command_id < key[:-1] + chr(ord(key[-1]) + 1))
+    with store.engine.connect() as conn:
+        return conn.execute(query).scalar()
 
 
 def step(game: Game[Any], state: Any, event: Event) -> Any:
@@ -125,26 +159,34 @@ class MatchService:
         series: str | None = None,
         actor: str = "",
         command_id: str | None = None,
+        caller: str = LOCAL_CALLER,
         match_id: str | None = None,
         also: Any = None,
     ) -> tuple[str, bool]:
         """Create a match; returns its id and whether ``command_id`` had already created it.
 
-        With a ``command_id`` the match id is derived from it, so a retried creation
-        lands on the same stream and the store applies it once (the retry returns the
-        first match, and the ``also`` appends are not written again).
-        ``also(match_id, seats)`` may return further ``(stream, events, expected
-        version)`` appends written in the same transaction (the service's seat tokens).
+        With a ``command_id`` (an idempotency key of ``caller``) the match id is
+        derived from the caller and key, so a retried creation lands on the same
+        stream and the store applies it once (the retry returns the first match, and
+        the ``also`` appends are not written again); the same key with a different
+        request is a ``CommandConflict``. ``also(match_id, seats)`` may return further
+        ``(stream, events, expected version)`` appends written in the same
+        transaction (the service's seat tokens).
         """
         game = get_game(game_name)
+        check_seed(seed)
+        request = ("create", game.name, list(players) if players else None, seed,
+                   sorted((options or {}).items()), series)
         resolved = parse_options(game, options or {})
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "big")
+        stored = scoped_command_id(caller, command_id, request) if command_id is not None else None
         if match_id is None:
-            match_id = (hashlib.sha256(f"match:{command_id}".encode()).hexdigest()[:12] if command_id is not None
-                        else os.urandom(6).hex())
-        if command_id is not None and self.store.find_command(stream_of(match_id), command_id) is not None:
+            match_id = (hashlib.sha256(f"match:{stored[:len(KEY_PREFIX) + 32]}".encode()).hexdigest()[:12]
+                        if stored is not None else os.urandom(6).hex())
+        if stored is not None and self._created_by(match_id, stored, command_id, request):
             return match_id, True
+        key, command_id = command_id, stored
         if series is None:
             players = list(players or [])
             check_players(game, players)
@@ -153,7 +195,7 @@ class MatchService:
                                    options=resolved)
             extra = also(match_id, players) if also is not None else []
             return match_id, self._append_creation([(stream_of(match_id), [created], 0), *extra], match_id,
-                                                   command_id, actor)
+                                                   command_id, actor, key, request)
         from kartludo.app.series import SERIES_PREFIX, check_can_add, load_series, resolve_series
 
         series = resolve_series(self.store, series)
@@ -166,18 +208,44 @@ class MatchService:
         # one transaction: the series' version orders its matches (and so the seat rotation)
         extra = also(match_id, seats) if also is not None else []
         batches = [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0), *extra]
-        return match_id, self._append_creation(batches, match_id, command_id, actor)
+        return match_id, self._append_creation(batches, match_id, command_id, actor, key, request)
 
-    def _append_creation(self, batches: list[Any], match_id: str, command_id: str | None, actor: str) -> bool:
+    def _append_creation(self, batches: list[Any], match_id: str, command_id: str | None, actor: str,
+                         key: str | None = None, request: Any = None) -> bool:
         """Write a match's creation; True when ``command_id`` had already written it
         (found by the store, or by a racing retry that won)."""
         try:
             appended = self.store.append_together(batches, command_id=command_id, actor=actor)
         except ConcurrencyConflict:
-            if command_id is None or self.store.find_command(stream_of(match_id), command_id) is None:
+            if command_id is None or not self._created_by(match_id, command_id, key, request):
                 raise
             return True
         return any(a.duplicate for a in appended)
+
+    def _created_by(self, match_id: str, stored: str, key: str | None = None, request: Any = None) -> bool:
+        """Whether the stored command id ``stored`` created ``match_id``; a
+        ``CommandConflict`` when its caller's key created it with another request."""
+        holder = key_holder(self.store, stream_of(match_id), stored)
+        if holder is None:
+            return False
+        if holder == stored:
+            return True
+        differs = ""
+        created = self.store.read_stream(stream_of(match_id), 1, 1)[0].event
+        if request is not None and isinstance(created, MatchCreated):
+            _, game, players, seed, options, series = request
+            fields = [name for name, given, first in [("game", game, created.game), ("players", players, created.players),
+                                                      ("seed", seed, created.seed)]
+                      if given is not None and given != first]
+            given_options = parse_options(get_game(game), dict(options)) if options else {}
+            if any(created.options.get(k) != given_options[k] for k, _ in options):
+                fields.append("options")
+            if series is not None and not (created.series or "").startswith(series.removeprefix(SERIES_PREFIX)):
+                fields.append("series")
+            differs = f" (a different {', '.join(fields)})" if fields else ""
+        shown = f"command_id {key!r}" if key is not None else "this command_id"
+        raise CommandConflict(f"{shown} already created match {match_id} with a different request{differs}; "
+                              "a retry must send the same request, a new match needs a new command_id")
 
     # --- reading ---------------------------------------------------------------
     def resolve(self, prefix: str) -> str:
@@ -234,16 +302,20 @@ class MatchService:
         """Apply one player's command given as CLI words (``discard R5``)."""
         match = self.load(match_id, refresh=False)
         command = self.parse(match, player, verb, args)
-        return self.execute(match_id, command, actor=player, command_id=command_id)
+        # a seat's keys are its own, whoever sends them for it (a seat token or the CLI)
+        return self.execute(match_id, command, actor=player, command_id=command_id,
+                            caller=f"seat {match.seat_of(player)}", request=("act", verb, list(args)))
 
     def deal(
-        self, match_id: str, deck: Sequence[str] | None = None, *, actor: str = "", command_id: str | None = None
+        self, match_id: str, deck: Sequence[str] | None = None, *, actor: str = "", command_id: str | None = None,
+        caller: str = LOCAL_CALLER,
     ) -> Outcome:
         """Start the next deal: with ``deck`` as entered (top first) or the match's seeded shuffle.
 
         In a series past its deadline no deal starts: the match is closed instead
         (``MatchClosed``) and stands as scored after its last deal."""
         match = self.load(match_id, refresh=False)
+        request = ("deal", list(deck) if deck is not None else None)
         if match.closed:
             raise AppError(f"match {match_id} is closed: no more deals")
         deadline = self._deadline(match)
@@ -256,7 +328,8 @@ class MatchService:
                 return [MatchClosed(reason=f"series {m.created.series} ended at {fmt_time(deadline)}",
                                     deal=m.game.deal_number(m.state))]
 
-            return self.execute(match.id, close, actor=actor, command_id=command_id, raw=True)
+            return self.execute(match.id, close, actor=actor, command_id=command_id, raw=True, caller=caller,
+                                request=request)
 
         def command(m: Match) -> Command:
             if deck is not None:
@@ -265,7 +338,7 @@ class MatchService:
             order, shuffle = seeded_deck(full, m.created.seed, m.game.deal_number(m.state) + 1)
             return StartDeal(deck=order, shuffle=shuffle)
 
-        return self.execute(match.id, command, actor=actor, command_id=command_id)
+        return self.execute(match.id, command, actor=actor, command_id=command_id, caller=caller, request=request)
 
     def _deadline(self, match: Match) -> int | None:
         """The deadline of the match's series (microseconds), if it is in one."""
@@ -302,16 +375,22 @@ class MatchService:
         actor: str = "",
         command_id: str | None = None,
         raw: bool = False,
+        caller: str = LOCAL_CALLER,
+        request: Any = None,
     ) -> Outcome:
         """decide -> append with the expected version; on a conflict re-fold and retry.
 
         ``command`` may be a function of the freshly folded match (a deal's
         seeded deck depends on the deal number); with ``raw`` that function returns
         the events themselves (pipeline facts such as appeals and closures). A
-        ``command_id`` seen before on this match returns the original events and
-        writes nothing.
+        ``command_id`` (an idempotency key of ``caller``) seen before on this match
+        with the same ``request`` returns the original events and writes nothing;
+        with another request it is a ``CommandConflict``.
         """
         stream = stream_of(match_id)
+        key = command_id
+        if command_id is not None:
+            command_id = scoped_command_id(caller, command_id, request)
         match = self.load(match_id, refresh=False)
         for _attempt in range(self.max_retries):
             try:
@@ -329,10 +408,12 @@ class MatchService:
                 original = self.store.find_command(stream, command_id) if command_id is not None else None
                 if original is not None:
                     return self._original(match_id, original)
+                self._check_key(stream, command_id, key)
                 raise
             try:
                 appended = self.store.append(stream, events, match.version, command_id=command_id, actor=actor)
             except ConcurrencyConflict:
+                self._check_key(stream, command_id, key)  # the caller's key with another request collided
                 self._catch_up(match)
                 continue
             if appended.duplicate:
@@ -344,6 +425,16 @@ class MatchService:
         raise TooMuchContention(
             f"match {match_id}: gave up after {self.max_retries} concurrent updates; try again"
         )
+
+    def _check_key(self, stream: str, command_id: str | None, key: str | None) -> None:
+        """A ``CommandConflict`` when another request holds ``command_id``'s caller key."""
+        if command_id is None:
+            return
+        holder = key_holder(self.store, stream, command_id)
+        if holder is not None and holder != command_id:
+            raise CommandConflict(f"command_id {key!r} was already used by this caller for a different request "
+                                  f"on match {stream.removeprefix(MATCH_PREFIX)}; a retry must repeat the same "
+                                  "request, a new one needs a new command_id")
 
     @staticmethod
     def _apply(match: Match, events: list[Event], appended: Appended) -> None:
@@ -438,6 +529,15 @@ def fold_records(match_id: str, records: Iterable[Recorded]) -> Match:
             state = evolve(state, event)
         version = rec.version
     return Match(match_id, game, created, state, version, closed)
+
+
+#: seeds fit a signed 64-bit integer (every store and encoder takes them)
+SEED_LIMIT = 2**63
+
+
+def check_seed(seed: int | None) -> None:
+    if seed is not None and not 0 <= seed < SEED_LIMIT:
+        raise BadCommand(f"seed {seed} is out of range: use 0 <= seed < 2^63")
 
 
 def check_players(game: Game[Any], players: list[str]) -> None:

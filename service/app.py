@@ -205,11 +205,18 @@ def _errs(*codes: int) -> dict[int, ResponseSpec]:
 
 
 # --- matches -----------------------------------------------------------------------------
+def _caller_scope(who: Principal) -> str:
+    """Whose idempotency keys a TD's request uses: its token's (a seat's keys are its seat's)."""
+    return f"token {who.token_hash}"
+
+
 @post("/matches", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
 def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch]) -> s.CreatedMatch:
     """Create a match (TD token). Returns one secret seat token per player, shown only
     here. A retry with the same `command_id` returns the same match with `duplicate`
-    set and new seat tokens (the first ones are revoked: a secret is never stored)."""
+    set and new seat tokens (the first ones are revoked: a secret is never stored). A
+    `command_id` is the TD token's own: another token's same key makes another match,
+    and the same key with a different request is a 409."""
     sv = _services(request)
     td = require_td(sv.caller(request))
     svc = sv.svc
@@ -224,7 +231,7 @@ def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch])
 
     match_id, duplicate = svc.create_once(data.game, data.players, seed=data.seed, options=data.options,
                                           series=data.series, actor=actor, command_id=data.command_id,
-                                          also=seat_tokens)
+                                          caller=_caller_scope(td), also=seat_tokens)
     with sv.locked(match_id):
         players = svc.load(match_id).players
     if duplicate:
@@ -273,7 +280,8 @@ def start_deal(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBod
     mid = svc.resolve(match_id)
     body = data or s.StartDeal()
     with sv.locked(mid):
-        outcome = svc.deal(mid, body.deck, actor=td.label or "td", command_id=body.command_id)
+        outcome = svc.deal(mid, body.deck, actor=td.label or "td", command_id=body.command_id,
+                           caller=_caller_scope(td))
         out = outcome_out(svc, svc.load(mid, refresh=False), outcome, ALL)
     sv.live.notify()
     return out

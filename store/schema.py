@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Column,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -13,10 +14,12 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    func,
+    text,
 )
 
 #: the Alembic head revision this build expects (a test checks it against Alembic)
-SCHEMA_REVISION = "0004"
+SCHEMA_REVISION = "0005"
 #: PostgreSQL channel on which every commit to ``events`` is announced (migration 0003)
 NOTIFY_CHANNEL = "kartludo_events"
 
@@ -52,3 +55,10 @@ commands = Table(
     Column("last_version", Integer, nullable=False),
     sqlite_with_rowid=False,
 )
+
+#: the caller part of a keyed command id (``k1:`` + 32 hex + ``:``; migration 0005)
+CALLER_KEY_LENGTH = 36
+# One request per caller key and stream: the same key with another request collides.
+_KEYED = text("substr(command_id, 1, 3) = 'k1:'")
+Index("uq_commands_caller_key", commands.c.stream_id, func.substr(commands.c.command_id, 1, CALLER_KEY_LENGTH),
+      unique=True, sqlite_where=_KEYED, postgresql_where=_KEYED)

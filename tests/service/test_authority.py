@@ -51,3 +51,75 @@ def test_concurrent_retries_of_one_creation_leave_one_live_token_per_seat(server
         handed = [o["tokens"]["bob"] for o in out]
         working = [t for t in handed if httpx.get(f"{server}/me", headers=bearer(t)).status_code == 200]
         assert len(working) == 1
+
+
+def _count(store) -> int:
+    return store.count_events()
+
+
+def test_two_tds_using_the_same_key_get_two_matches(client, store, td_token):
+    from kartludo.app.tokens import issue
+
+    other = issue(store, "td", label="noa")
+    body = {"game": "uxinjo", "players": PLAYERS, "command_id": "round-1-table-1"}
+    mine = client.post("/matches", json=body, headers=bearer(td_token)).json()
+    theirs = client.post("/matches", json=body, headers=bearer(other)).json()
+    assert mine["match"] != theirs["match"] and not mine["duplicate"] and not theirs["duplicate"]
+    # each one's retry finds its own match
+    again = client.post("/matches", json=body, headers=bearer(other)).json()
+    assert again["duplicate"] and again["match"] == theirs["match"]
+
+
+def test_a_reused_creation_key_with_another_body_is_a_409_naming_the_conflict(client, store, td_token):
+    body = {"game": "uxinjo", "players": PLAYERS, "seed": 3, "command_id": "table-7"}
+    first = client.post("/matches", json=body, headers=bearer(td_token)).json()
+    before = _count(store)
+    for changed, named in [({"seed": 4}, "seed"), ({"players": ["ann", "bob", "dan"]}, "players"),
+                           ({"game": "laugavatnsmanni"}, "game"), ({"options": {"needed_base": "3"}}, "options")]:
+        r = client.post("/matches", json={**body, **changed}, headers=bearer(td_token))
+        assert r.status_code == 409, (changed, r.text)
+        error = r.json()["error"]
+        assert f"command_id 'table-7' already created match {first['match']} with a different request " \
+               f"(a different {named})" in error
+        assert _count(store) == before  # nothing written, no token re-issued
+    assert client.post("/matches", json=body, headers=bearer(td_token)).json()["match"] == first["match"]
+
+
+def test_command_keys_belong_to_their_seat_and_their_command(client, store, td_token):
+    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 7},
+                          headers=bearer(td_token)).json()
+    mid, tokens = created["match"], created["tokens"]
+    deal = {"command_id": "deal-1"}
+    assert client.post(f"/matches/{mid}/deals", json=deal, headers=bearer(td_token)).status_code == 201
+    state = client.get(f"/matches/{mid}/state", headers=bearer(td_token)).json()
+    first = state["to_act"][0]
+    legal = client.get(f"/matches/{mid}/legal", headers=bearer(tokens[first])).json()
+    verb, *args = legal[0].split()
+    url = f"/matches/{mid}/commands"
+    done = client.post(url, json={"verb": verb, "args": args, "command_id": "k-1"}, headers=bearer(tokens[first]))
+    assert done.status_code == 201, done.text
+    before = _count(store)
+    # the same seat, the same key, another command: refused, never a silent duplicate
+    other = [c for c in client.get(f"/matches/{mid}/legal", headers=bearer(tokens[first])).json()
+             if c != legal[0]] or ["pass"]
+    verb2, *args2 = other[0].split()
+    r = client.post(url, json={"verb": verb2, "args": args2, "command_id": "k-1"}, headers=bearer(tokens[first]))
+    assert r.status_code == 409 and "command_id 'k-1' was already used by this caller" in r.json()["error"]
+    assert _count(store) == before
+    # a genuine retry returns the first result
+    again = client.post(url, json={"verb": verb, "args": args, "command_id": "k-1"}, headers=bearer(tokens[first]))
+    assert again.json()["duplicate"] and again.json()["positions"] == done.json()["positions"]
+    # another seat's same key is its own command
+    for i in range(20):
+        state = client.get(f"/matches/{mid}/state", headers=bearer(td_token)).json()
+        if state["to_act"] != [first]:
+            break
+        verb4, *args4 = client.get(f"/matches/{mid}/legal", headers=bearer(tokens[first])).json()[0].split()
+        client.post(url, json={"verb": verb4, "args": args4, "command_id": f"f-{i}"}, headers=bearer(tokens[first]))
+    second = next(p for p in state["to_act"] if p != first)
+    verb3, *args3 = client.get(f"/matches/{mid}/legal", headers=bearer(tokens[second])).json()[0].split()
+    r = client.post(url, json={"verb": verb3, "args": args3, "command_id": "k-1"}, headers=bearer(tokens[second]))
+    assert r.status_code == 201 and not r.json()["duplicate"]
+    # the TD's deal key with another deck is refused too
+    r = client.post(f"/matches/{mid}/deals", json={**deal, "deck": ["R1"]}, headers=bearer(td_token))
+    assert r.status_code == 409 and "command_id 'deal-1'" in r.json()["error"]

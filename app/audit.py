@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import sqlalchemy as sa
 
-from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch
+from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, UnknownMatch, UnknownPlayer
 from kartludo.app.matches import MATCH_PREFIX, MatchService, describe, fold_records, step, stream_of
 from kartludo.engine.base import ALL, IllegalCommand
 from kartludo.engine.registry import get_game
@@ -246,12 +246,34 @@ def _disputes(records: list[Recorded], ruling_id: str) -> tuple[list[RulingAppea
     return appeals, decisions
 
 
-def appeal(store: EventStore, ruling: str, by: str, reason: str) -> AuditRecord:
+#: who may speak in a dispute: names as recorded (a player's name or a TD's label)
+NAME_LIMIT = 100
+REASON_LIMIT = 2000
+
+
+def td_labels(store: EventStore) -> set[str]:
+    """The labels of the live TD tokens: the TDs a command line may name."""
+    from kartludo.app.tokens import TokenIndex
+
+    index = TokenIndex(store)
+    index.refresh()
+    return {p.label for p in index._live.values() if p.role == "td" and p.label}
+
+
+def _same(a: str, b: str) -> bool:
+    return a.casefold() == b.casefold()
+
+
+def appeal(store: EventStore, ruling: str, by: str, reason: str, *, td: bool = False) -> AuditRecord:
+    """``by`` appeals a ruling: a player of its match, or a TD (``td``: the caller
+    holds a TD token; otherwise ``by`` must be the label of a live TD token)."""
+    check_text("the appellant's name (--by)", by, NAME_LIMIT)
+    check_text("the reason", reason, REASON_LIMIT)
     record = resolve_ruling(store, ruling)
-    if not reason.strip():
-        raise AppError("an appeal needs a reason")
     match = MatchService(store).load(record.match)
-    match.seat_of(by)  # only a player of the match may appeal
+    if not td and by not in match.players and by not in td_labels(store):
+        raise UnknownPlayer(f"{by!r} does not play in match {record.match} (players: {', '.join(match.players)}) "
+                            f"and is no TD (no live TD token is labelled {by!r}): only they may appeal")
 
     def make(records: list[Recorded]) -> list[Any]:
         appeals, decisions = _disputes(records, record.ruling_id)
@@ -267,11 +289,19 @@ def appeal(store: EventStore, ruling: str, by: str, reason: str) -> AuditRecord:
 
 
 def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str) -> AuditRecord:
-    record = resolve_ruling(store, ruling)
+    """The TD ``by`` upholds or overturns an appealed ruling; the TD may be neither a
+    player of the match nor the appellant."""
     if decision not in ("uphold", "overturn"):
         raise AppError("decide with --uphold or --overturn")
     if not reason.strip() or not by.strip():
         raise AppError("a decision needs the TD's name (--by) and a reason")
+    check_text("the TD's name (--by)", by, NAME_LIMIT)
+    check_text("the reason", reason, REASON_LIMIT)
+    record = resolve_ruling(store, ruling)
+    players = MatchService(store).load(record.match).players
+    if any(_same(by, p) for p in players):
+        raise NotAllowed(f"{by} plays in match {record.match}: a ruling of their own match is decided by "
+                         "another TD")
 
     def make(records: list[Recorded]) -> list[Any]:
         appeals, decisions = _disputes(records, record.ruling_id)
@@ -280,10 +310,24 @@ def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str) 
                            f"by {decisions[-1].by}")
         if not appeals:
             raise AppError(f"ruling {record.id} has no appeal to decide (`kartludo audit appeal` first)")
+        if _same(by, appeals[-1].by):
+            raise NotAllowed(f"{by} made this appeal: another TD decides it")
         return [RulingDecided(ruling_id=record.ruling_id, by=by, decision=decision, reason=reason)]
 
     _append(store, record, make, by)
     return resolve_ruling(store, record.id)
+
+
+def check_text(what: str, text: str, limit: int) -> None:
+    """Free text as recorded: not empty, at most ``limit`` characters, no control
+    characters but tab and line breaks (PostgreSQL's text refuses NUL)."""
+    if not text.strip():
+        raise AppError(f"{what} is empty")
+    if len(text) > limit:
+        raise AppError(f"{what} is {len(text)} characters long: at most {limit}")
+    bad = next((c for c in text if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
+    if bad is not None:
+        raise AppError(f"{what} holds the control character {bad!r}")
 
 
 class Difference(msgspec.Struct):

@@ -26,3 +26,7 @@ class TooMuchContention(AppError):
 
 class CommandConflict(AppError):
     """An idempotency key reused by its caller for a different request: nothing was written."""
+
+
+class NotAllowed(AppError):
+    """The caller may not do this (e.g. decide a ruling of a match they play in)."""

@@ -107,11 +107,14 @@ def show(env: Env, ruling: str, as_json: bool) -> None:
 
 @audit.command()
 @click.argument("ruling")
-@click.option("--by", required=True, help="The appealing player.")
-@click.option("--reason", required=True)
+@click.option("--by", required=True,
+              help="Who appeals: a player of the ruling's match, or a TD by the label of a live TD token.")
+@click.option("--reason", required=True, help="Why (at most 2,000 characters).")
 @pass_env
 def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
-    """Appeal RULING (a player of its match); a TD then decides it.
+    """Appeal RULING; a TD then decides it. Only a player of its match may appeal,
+    or a TD, named by the label of a live TD token (`kartludo token new --role td
+    --label NAME`).
 
     \b
     Example:
@@ -125,15 +128,17 @@ def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
 
 @audit.command()
 @click.argument("ruling")
-@click.option("--by", required=True, help="The tournament director deciding.")
-@click.option("--uphold", "decision", flag_value="uphold", help="The ruling stands.")
-@click.option("--overturn", "decision", flag_value="overturn", help="Undo the ruling's effects from here on.")
-@click.option("--reason", required=True)
+@click.option("--by", required=True,
+              help="The tournament director deciding: neither a player of the match nor the appellant.")
+@click.option("--uphold", is_flag=True, help="The ruling stands.")
+@click.option("--overturn", is_flag=True, help="Undo the ruling's effects from here on.")
+@click.option("--reason", required=True, help="Why (at most 2,000 characters).")
 @pass_env
-def decide(env: Env, ruling: str, by: str, decision: str | None, reason: str) -> None:
+def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, reason: str) -> None:
     """Decide the appeal of RULING: --uphold or --overturn (appends a decision event;
     an overturn restores the penalty count and every voided transfer in the match
-    and in every projection).
+    and in every projection). The TD deciding may not play in the match nor have
+    made the appeal.
 
     \b
     Example:
@@ -141,9 +146,11 @@ def decide(env: Env, ruling: str, by: str, decision: str | None, reason: str) ->
     """
     from kartludo.app.audit import decide as run
 
-    if decision is None:
+    if uphold and overturn:
+        raise click.UsageError("choose --uphold or --overturn, not both")
+    if not uphold and not overturn:
         raise click.UsageError("choose --uphold or --overturn")
-    record = run(env.store, ruling, by, decision, reason)
+    record = run(env.store, ruling, by, "uphold" if uphold else "overturn", reason)
     click.echo(f"ruling {record.id}: {record.status} by {by}")
 
 

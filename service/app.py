@@ -25,7 +25,7 @@ from litestar.params import FromQuery, JSONBody, Parameter
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
-from kartludo.app.errors import AmbiguousMatch, AppError, TooMuchContention, UnknownMatch, UnknownPlayer
+from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, TooMuchContention, UnknownMatch, UnknownPlayer
 from kartludo.app.matches import Match, MatchService, Outcome, describe, fold_records, list_matches, step
 from kartludo.app.tokens import Principal, TokenIndex, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.engine.base import ALL, BadCommand, Game, IllegalCommand, Viewer
@@ -183,7 +183,7 @@ def _on_bad(_: Request[Any, Any, Any], exc: Exception) -> Response:
 def _on_app(_: Request[Any, Any, Any], exc: AppError) -> Response:
     if isinstance(exc, (UnknownMatch, AmbiguousMatch)):
         return _error(404, str(exc))
-    if isinstance(exc, UnknownPlayer):
+    if isinstance(exc, (UnknownPlayer, NotAllowed)):
         return _error(403, str(exc))
     return _error(409, str(exc))
 
@@ -520,17 +520,21 @@ def get_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: Ma
       responses=_errs(401, 403, 404, 409, 422))
 def appeal_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: MatchId,
                   data: JSONBody[s.Appeal]) -> dict[str, Any]:
-    """Appeal a ruling (a seat token of the ruling's match)."""
+    """Appeal a ruling: a seat token of the ruling's match (the seat's player appeals)
+    or a TD token (the TD appeals under its label)."""
     from kartludo.app import audit
 
     sv = _services(request)
-    who = sv.caller(request)
+    who = require(sv.caller(request))
     with sv.projections:
         record = _ruling(sv, match_id, ruling_id)
-        seat = require_seat(who, record.match)
-        with sv.locked(record.match):
-            player = sv.svc.load(record.match).players[seat]
-        out = msgspec.to_builtins(audit.appeal(sv.store, record.id, player, data.reason))
+        if who.role == "td":
+            out = msgspec.to_builtins(audit.appeal(sv.store, record.id, who.label or "td", data.reason, td=True))
+        else:
+            seat = require_seat(who, record.match)
+            with sv.locked(record.match):
+                player = sv.svc.load(record.match).players[seat]
+            out = msgspec.to_builtins(audit.appeal(sv.store, record.id, player, data.reason))
     sv.live.notify()
     return out
 
@@ -539,7 +543,8 @@ def appeal_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
       responses=_errs(401, 403, 404, 409, 422))
 def decide_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: MatchId,
                   data: JSONBody[s.Decide]) -> dict[str, Any]:
-    """Decide an appealed ruling: uphold or overturn (TD token)."""
+    """Decide an appealed ruling: uphold or overturn (TD token, under its label). The
+    TD may be neither a player of the match nor the appellant (403)."""
     from kartludo.app import audit
 
     sv = _services(request)

@@ -123,3 +123,31 @@ def test_command_keys_belong_to_their_seat_and_their_command(client, store, td_t
     # the TD's deal key with another deck is refused too
     r = client.post(f"/matches/{mid}/deals", json={**deal, "deck": ["R1"]}, headers=bearer(td_token))
     assert r.status_code == 409 and "command_id 'deal-1'" in r.json()["error"]
+
+
+def test_rulings_over_http_a_td_may_appeal_and_the_decider_is_neither_player_nor_appellant(client, store, td_token):
+    from scenarios import foul_deal
+
+    from kartludo.app.matches import MatchService
+    from kartludo.app.tokens import issue
+
+    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1},
+                          headers=bearer(td_token)).json()
+    foul_deal(MatchService(store), created["match"], 0)
+    url = f"/audit/{created['match']}/uxinjo-d1-Or"
+    r = client.post(url + "/appeal", json={"reason": "the TD saw a miscount"}, headers=bearer(td_token))
+    assert r.status_code == 201 and r.json()["history"][-1] == {**r.json()["history"][-1], "kind": "appealed",
+                                                                 "by": "mia"}
+    decision = {"decision": "overturn", "reason": "miscounted"}
+    before = _count(store)
+    r = client.post(url + "/decide", json=decision, headers=bearer(td_token))
+    assert r.status_code == 403 and r.json()["error"] == "mia made this appeal: another TD decides it"
+    assert _count(store) == before
+    playing = issue(store, "td", label="bob")  # a TD who plays in the match
+    before = _count(store)
+    r = client.post(url + "/decide", json=decision, headers=bearer(playing))
+    assert r.status_code == 403 and "bob plays in match" in r.json()["error"]
+    assert _count(store) == before
+    other = issue(store, "td", label="noa")
+    r = client.post(url + "/decide", json=decision, headers=bearer(other))
+    assert r.status_code == 201 and r.json()["status"] == "overturned" and r.json()["history"][-1]["by"] == "noa"

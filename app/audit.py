@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import sqlalchemy as sa
 
-from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, UnknownMatch, UnknownPlayer
+from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, UnknownMatch, UnknownPlayer, check_text
 from kartludo.app.matches import MATCH_PREFIX, MatchService, describe, fold_records, step, stream_of
 from kartludo.engine.base import ALL, IllegalCommand
 from kartludo.engine.registry import get_game
@@ -98,6 +98,8 @@ def resolve_ruling(store: EventStore, text: str) -> AuditRecord:
     from kartludo.projections.schema import rulings
 
     text = text.removeprefix(MATCH_PREFIX)
+    if len(text) > 200:
+        raise UnknownMatch(f"no ruling {text[:40]!r}… (an audit id is MATCH/RULING, far shorter)")
     match_part, sep, ruling_part = text.partition("/")
     if sep and match_part:
         try:
@@ -316,18 +318,6 @@ def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str) 
 
     _append(store, record, make, by)
     return resolve_ruling(store, record.id)
-
-
-def check_text(what: str, text: str, limit: int) -> None:
-    """Free text as recorded: not empty, at most ``limit`` characters, no control
-    characters but tab and line breaks (PostgreSQL's text refuses NUL)."""
-    if not text.strip():
-        raise AppError(f"{what} is empty")
-    if len(text) > limit:
-        raise AppError(f"{what} is {len(text)} characters long: at most {limit}")
-    bad = next((c for c in text if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
-    if bad is not None:
-        raise AppError(f"{what} holds the control character {bad!r}")
 
 
 class Difference(msgspec.Struct):

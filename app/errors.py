@@ -30,3 +30,16 @@ class CommandConflict(AppError):
 
 class NotAllowed(AppError):
     """The caller may not do this (e.g. decide a ruling of a match they play in)."""
+
+
+def check_text(what: str, text: str, limit: int, *, empty: bool = False) -> None:
+    """Free text as recorded: not blank (unless ``empty`` allows ""), at most ``limit``
+    characters, no control characters but tab and line breaks (PostgreSQL's text
+    refuses NUL, and an actor column holds 200 characters)."""
+    if not text.strip() and not (empty and not text):
+        raise AppError(f"{what} is empty")
+    if len(text) > limit:
+        raise AppError(f"{what} is {len(text)} characters long: at most {limit}")
+    bad = next((c for c in text if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
+    if bad is not None:
+        raise AppError(f"{what} holds the control character {bad!r}")

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Sequence
 import msgspec
 
 from kartludo.app.errors import AmbiguousMatch, AppError, CommandConflict, TooMuchContention, UnknownMatch
-from kartludo.app.errors import UnknownPlayer
+from kartludo.app.errors import UnknownPlayer, check_text
 from kartludo.engine.base import ALL, PUBLIC, BadCommand, Command, Game, IllegalCommand, StartDeal, Viewer
 from kartludo.engine.base import parse_options, seeded_deck
 from kartludo.engine.registry import get_game
@@ -36,6 +36,8 @@ def stream_of(match_id: str) -> str:
 SERIES_PREFIX = "series-"
 #: who sends a command when no caller is named: the CLI and library users, all one
 LOCAL_CALLER = "local"
+#: who did something, as recorded with its events (the store's column holds 200 characters)
+ACTOR_LIMIT = 100
 #: a stored command id made from a caller's key (migration 0005 indexes its caller part)
 KEY_PREFIX = "k1:"
 
@@ -175,6 +177,7 @@ class MatchService:
         """
         game = get_game(game_name)
         check_seed(seed)
+        check_text("the actor", actor, ACTOR_LIMIT, empty=True)
         request = ("create", game.name, list(players) if players else None, seed,
                    sorted((options or {}).items()), series)
         resolved = parse_options(game, options or {})
@@ -387,6 +390,7 @@ class MatchService:
         with the same ``request`` returns the original events and writes nothing;
         with another request it is a ``CommandConflict``.
         """
+        check_text("the actor", actor, ACTOR_LIMIT, empty=True)
         stream = stream_of(match_id)
         key = command_id
         if command_id is not None:

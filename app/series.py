@@ -26,6 +26,11 @@ from kartludo.store import EventStore
 
 SERIES_PREFIX = "series-"
 FOUL_MP = 2
+#: the longest series: a year (every deadline stays a representable time)
+MAX_MINUTES = 525_600
+#: a series starts between these times (microseconds since 1970; the latter is 9000-01-01 UTC)
+EARLIEST_START_US = 0
+LATEST_START_US = 221_845_392_000_000_000
 
 
 class Series(msgspec.Struct):
@@ -58,7 +63,15 @@ def parse_time(text: str) -> int:
         raise BadCommand(f"not a time: {text!r} (use ISO 8601, e.g. 2026-12-01T18:00Z)") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return int(moment.timestamp() * 1_000_000)
+    us = int(moment.timestamp() * 1_000_000)
+    check_start(us, text)
+    return us
+
+
+def check_start(us: int, shown: str | None = None) -> None:
+    if not EARLIEST_START_US <= us < LATEST_START_US:
+        raise BadCommand(f"start time {shown or us} is out of range: a series starts between "
+                         f"{fmt_time(EARLIEST_START_US)} and {fmt_time(LATEST_START_US)}")
 
 
 def create_series(
@@ -76,10 +89,11 @@ def create_series(
     game = get_game(game_name)
     players = list(players)
     check_players(game, players)
-    if minutes < 1:
-        raise BadCommand("a series lasts at least 1 minute")
+    if not 1 <= minutes <= MAX_MINUTES:
+        raise BadCommand(f"a series lasts 1 to {MAX_MINUTES} minutes (a year), not {minutes}")
     series_id = series_id or os.urandom(5).hex()
     start = store.clock() if starts_at_us is None else starts_at_us
+    check_start(start)
     event = SeriesCreated(game=game.name, players=players, minutes=minutes, starts_at_us=start)
     store.append(SERIES_PREFIX + series_id, [event], 0, actor=actor)
     return series_id

@@ -16,12 +16,15 @@ from collections.abc import Sequence
 
 import msgspec
 
-from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch
+from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch, check_text
 from kartludo.events.tokens import TokenIssued, TokenRevoked
 from kartludo.store import ConcurrencyConflict, EventStore
 
 TOKENS_STREAM = "tokens"
 ROLES = ("td", "seat")
+#: a token's label (a TD's name: it becomes the actor of what the TD does) and a revocation's texts
+LABEL_LIMIT = 100
+REASON_LIMIT = 2000
 
 
 def seat_tokens_stream(match_id: str) -> str:
@@ -81,6 +84,7 @@ def token_events(specs: Sequence[tuple[str, str | None, int | None, str]]) -> tu
             raise AppError(f"unknown role {role!r} (roles: {', '.join(ROLES)})")
         if role == "seat" and (match is None or seat is None):
             raise AppError("a seat token needs a match and a seat")
+        check_text("a token's label", label, LABEL_LIMIT, empty=True)
         secret = new_secret()
         secrets_out.append(secret)
         events.append(TokenIssued(token_hash=hash_token(secret), role=role, match=match if role == "seat" else None,
@@ -181,6 +185,8 @@ def reissue_seat_tokens(store: EventStore, match_id: str, players: Sequence[str]
 
 def revoke(store: EventStore, token_or_prefix: str, *, by: str = "", reason: str = "") -> Principal:
     """Revoke a live token (by secret or hash prefix); returns what it was."""
+    check_text("who revokes (--by)", by, LABEL_LIMIT, empty=True)
+    check_text("the reason", reason, REASON_LIMIT, empty=True)
     principal = TokenIndex(store).find(token_or_prefix)
     _append(store, [TokenRevoked(token_hash=principal.token_hash, by=by, reason=reason)], by)
     return principal

@@ -81,7 +81,8 @@ def series() -> None:
 @series.command("new")
 @click.option("--game", required=True)
 @click.option("--players", required=True, help="Player names, comma-separated (seat order of the first match).")
-@click.option("--minutes", type=click.IntRange(min=1), required=True, help="The time limit.")
+@click.option("--minutes", type=click.IntRange(1, 525_600), required=True,
+              help="The time limit, 1 to 525,600 minutes (a year).")
 @click.option("--starts-at", help="Start time, ISO 8601 (default: now).")
 @pass_env
 def series_new(env: Env, game: str, players: str, minutes: int, starts_at: str | None) -> None:

@@ -10,6 +10,7 @@ thread with its own ``MatchService`` (its cache is not shared between threads).
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import weakref
 from collections.abc import AsyncIterator
@@ -33,13 +34,14 @@ from kartludo.events.base import to_builtins
 from kartludo.events.match import DealStarted, MatchClosed
 from kartludo.service import schemas as s
 from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of
-from kartludo.service.limits import Limits
+from kartludo.service.limits import Limits, json_depth
 from kartludo.service.live import LiveHub, StreamSlots
 from kartludo.store import ConcurrencyConflict, EventStore, Recorded
 from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
 from kartludo.store.transfer import format_us
 from kartludo.web import pages
 
+log = logging.getLogger(__name__)
 MatchId = Annotated[str, Parameter(pattern=s.ID_PATTERN)]
 Filter = Annotated[str | None, Parameter(pattern=s.ID_PATTERN)]
 Position = Annotated[int, Parameter(ge=0, le=2**62)]
@@ -161,10 +163,42 @@ def _error(status: int, message: str, rule: str | None = None, headers: dict[str
     return Response(s.ErrorBody(message, rule), status_code=status, headers=headers)
 
 
-def _on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response:
+def _on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response:
     headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
     status = 422 if exc.status_code == 400 else exc.status_code  # a malformed request body or parameter
-    return _error(status, str(exc.detail), headers=headers)
+    detail = str(exc.detail)
+    if status == 413:
+        detail = f"the request body is too large: at most {_services(request).limits.max_body_bytes} bytes"
+    return _error(status, detail, headers=headers)
+
+
+def _on_server_error(request: Request[Any, Any, Any], exc: Exception) -> Response:
+    """A bug or an outage nobody foresaw: logged with its traceback, answered without internals."""
+    log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return _error(500, "internal server error (logged on the server)")
+
+
+async def _check_body(request: Request[Any, Any, Any]) -> None:
+    """Before a handler reads a body: it must be JSON (415), within the size limit
+    (413) and not nested deeper than the limit (422; a deep body would exhaust the
+    JSON parser's recursion)."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return
+    limits = _services(request).limits
+    length = request.headers.get("content-length")
+    chunked = "chunked" in request.headers.get("transfer-encoding", "").lower()
+    if not chunked and (length is None or length.strip() in ("", "0")):
+        return  # no body (a deal without one uses the seeded shuffle)
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type != "application/json":
+        shown = f"{media_type!r}" if media_type else "none"
+        raise HTTPException(status_code=415, detail=f"send the body as JSON with 'Content-Type: application/json' "
+                                                    f"(got {shown})")
+    if length is not None and length.strip().isdigit() and int(length) > limits.max_body_bytes:
+        raise HTTPException(status_code=413)
+    depth = json_depth(await request.body())
+    if depth > limits.max_json_depth:
+        raise ValidationException(f"the JSON body nests {depth} levels deep: at most {limits.max_json_depth}")
 
 
 def _on_validation(_: Request[Any, Any, Any], exc: ValidationException) -> Response:
@@ -199,6 +233,7 @@ def _on_store(_: Request[Any, Any, Any], exc: StoreError) -> Response:
 def _errs(*codes: int) -> dict[int, ResponseSpec]:
     text = {401: "missing, bad or revoked token", 403: "wrong seat or role", 404: "unknown match, ruling or series",
             409: "refused: a game rule (see `rule`), or contention after retries", 422: "malformed request",
+            413: "the request body is too large", 415: "the body is not sent as application/json",
             429: "too many open live streams for this caller"}
     # every route may meet a malformed path or query parameter
     return {c: ResponseSpec(s.ErrorBody, description=text[c], generate_examples=False) for c in {*codes, 422}}
@@ -210,7 +245,7 @@ def _caller_scope(who: Principal) -> str:
     return f"token {who.token_hash}"
 
 
-@post("/matches", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
+@post("/matches", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 413, 415, 422))
 def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch]) -> s.CreatedMatch:
     """Create a match (TD token). Returns one secret seat token per player, shown only
     here. A retry with the same `command_id` returns the same match with `duplicate`
@@ -271,7 +306,7 @@ def get_state(request: Request[Any, Any, Any], match_id: MatchId) -> dict[str, A
     return _state(request, match_id)
 
 
-@post("/matches/{match_id:str}/deals", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
+@post("/matches/{match_id:str}/deals", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 413, 415, 422))
 def start_deal(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBody[s.StartDeal | None] = None) -> s.OutcomeOut:
     """Start the next deal (TD token), with the seeded shuffle or an explicit deck (top first)."""
     sv = _services(request)
@@ -287,7 +322,7 @@ def start_deal(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBod
     return out
 
 
-@post("/matches/{match_id:str}/commands", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
+@post("/matches/{match_id:str}/commands", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 413, 415, 422))
 def submit_command(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBody[s.SubmitCommand]) -> s.OutcomeOut:
     """One command for the token's seat (`{"verb": "discard", "args": ["R5"]}`). A refused
     command is a 409 naming the rule and writes nothing; a repeated `command_id`
@@ -517,7 +552,7 @@ def get_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: Ma
 
 
 @post("/audit/{match_id:str}/{ruling_id:str}/appeal", sync_to_thread=True,
-      responses=_errs(401, 403, 404, 409, 422))
+      responses=_errs(401, 403, 404, 409, 413, 415, 422))
 def appeal_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: MatchId,
                   data: JSONBody[s.Appeal]) -> dict[str, Any]:
     """Appeal a ruling: a seat token of the ruling's match (the seat's player appeals)
@@ -540,7 +575,7 @@ def appeal_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
 
 
 @post("/audit/{match_id:str}/{ruling_id:str}/decide", sync_to_thread=True,
-      responses=_errs(401, 403, 404, 409, 422))
+      responses=_errs(401, 403, 404, 409, 413, 415, 422))
 def decide_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id: MatchId,
                   data: JSONBody[s.Decide]) -> dict[str, Any]:
     """Decide an appealed ruling: uphold or overturn (TD token, under its label). The
@@ -587,7 +622,10 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
             AppError: _on_app,
             TooMuchContention: lambda _r, e: _error(409, str(e)),
             StoreError: _on_store,
+            Exception: _on_server_error,
         },
+        before_request=_check_body,
+        request_max_body_size=limits.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="kartludo match service", version="1",
             components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}),

@@ -11,7 +11,8 @@ from html import escape
 from pathlib import Path
 from typing import Annotated
 
-from litestar import Response, get
+from litestar import Request, Response, get
+from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 from litestar.response import Redirect
 from litestar.static_files import create_static_files_router
@@ -135,6 +136,14 @@ def rules_page(game: ID, cite: Annotated[str | None, Parameter(max_length=2000)]
     return shell(f"Rules · {game}", None, body=f'<article class="rules" id="rules">{html}</article>')
 
 
+def _printable_path(request: Request) -> None:
+    """A static file's name never holds a control character (a NUL would reach the
+    file system's calls and fail there): such a path names no file."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in request.scope["path"]):
+        raise NotFoundException("no such static file (its path holds a control character)")
+
+
 ROUTES = [root, match_list_page, replay_page, table_page, audit_list_page, ruling_page, standings_page, series_page,
           cards_page, rules_index_page, rules_page,
-          create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False)]
+          create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False,
+                                     before_request=_printable_path)]

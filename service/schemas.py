@@ -24,7 +24,7 @@ class ErrorBody(msgspec.Struct):
 class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
     game: Name
     players: Annotated[list[Name], msgspec.Meta(max_length=16)] = []
-    seed: Annotated[int, msgspec.Meta(ge=0, lt=2**63)] | None = None
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
     options: Annotated[dict[Word, Word], msgspec.Meta(max_length=32)] = {}
     series: Name | None = None
     #: idempotency key: a retried creation with the same id returns the same match

@@ -27,11 +27,13 @@ def seed_events(url):
 
 def test_db_upgrade_then_status(db_url):
     first = run(db_url, "db", "upgrade")
-    assert first.exit_code == 0 and "upgraded: schema none -> 0004" in first.output
+    from kartludo.store.schema import SCHEMA_REVISION
+
+    assert first.exit_code == 0 and f"upgraded: schema none -> {SCHEMA_REVISION}" in first.output
     again = run(db_url, "db", "upgrade")
     assert again.exit_code == 0 and "up to date" in again.output
     status = run(db_url, "db", "status")
-    assert status.exit_code == 0 and "schema 0004" in status.output
+    assert status.exit_code == 0 and f"schema {SCHEMA_REVISION}" in status.output
 
 
 def test_unmigrated_postgres_is_named_and_new_sqlite_file_is_created(pg_url, tmp_path):

@@ -31,7 +31,7 @@ def dealt(client, td_token, created):
 def refused(store, client, method, url, status, token=None, **kw):
     """The request is refused with ``status`` and an error body, and writes nothing."""
     before = store.head_position()
-    r = client.request(method, url, headers=bearer(token), **kw)
+    r = client.request(method, url, headers={**bearer(token), **kw.pop("headers", {})}, **kw)
     assert r.status_code == status, (url, r.status_code, r.text)
     assert r.json()["error"]
     assert store.head_position() == before
@@ -70,7 +70,9 @@ def test_create_refusals_write_nothing(client, store, created, td_token):
     refused(store, client, "POST", "/matches", 422, token=td_token, json={"game": "uxinjo", "players": ["ann"]})
     refused(store, client, "POST", "/matches", 422, token=td_token, json={"game": "nosuch", "players": PLAYERS})
     refused(store, client, "POST", "/matches", 422, token=td_token, json={**body, "seed": "x"})
-    refused(store, client, "POST", "/matches", 422, token=td_token, content=b"{not json")
+    refused(store, client, "POST", "/matches", 422, token=td_token, content=b"{not json",
+            headers={"Content-Type": "application/json"})
+    refused(store, client, "POST", "/matches", 415, token=td_token, content=b"{not json")  # JSON bodies only
     refused(store, client, "POST", "/matches", 404, token=td_token, json={"game": "uxinjo", "series": "nosuch"})
 
 

@@ -8,41 +8,89 @@ import click
 
 from kartludo.cli.context import Env, pass_env
 
-#: how ``--workers`` processes learn the database (each builds its own app from it)
+#: how ``--workers`` processes learn the database and the limits (each builds its own app)
 DB_VARIABLE = "KARTLUDO_SERVE_DB"
+LIMITS_VARIABLE = "KARTLUDO_SERVE_LIMITS"
+
+
+def _limit_options(func):  # noqa: ANN001, ANN202 - a click decorator
+    """One option per field of ``Limits`` (its default shown)."""
+    from kartludo.service.limits import Limits
+
+    defaults = Limits()
+    helps = {
+        "streams_per_seat": "Open live streams per seat token.",
+        "streams_per_td": "Open live streams per TD token.",
+        "anonymous_streams": "Open live streams without a token, from all clients together.",
+        "anonymous_streams_per_address": "Open live streams without a token from one client address.",
+        "max_body_bytes": "Largest request body in bytes (413 beyond).",
+        "max_json_depth": "Deepest nesting of a JSON body (422 beyond).",
+        "header_timeout": "Seconds a client may take to send a request's line and headers.",
+        "body_timeout": "Seconds a client may take to send a request's body.",
+        "max_header_bytes": "Largest request line and headers in bytes (431 beyond).",
+        "keep_alive_timeout": "Seconds an idle keep-alive connection stays open.",
+    }
+    for name in reversed(Limits.__struct_fields__):
+        value = getattr(defaults, name)
+        kind = click.IntRange(1, 10**9) if isinstance(value, int) else click.FloatRange(0.1, 3600)
+        func = click.option(f"--{name.replace('_', '-')}", name, type=kind, default=value, show_default=True,
+                            help=helps[name])(func)
+    return func
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Server processes. They share nothing but the database, which orders every "
-                   "write, so any number is safe; more use more cores.")
+                   "write, so any number is safe; more use more cores. Limits apply per process.")
 @click.option("--access-log/--no-access-log", default=True, show_default=True,
               help="Log one line per request.")
+@_limit_options
 @pass_env
-def serve(env: Env, host: str, port: int, workers: int, access_log: bool) -> None:
+def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limits: float) -> None:
     """Serve the match API over HTTP (OpenAPI document at /schema/openapi.json).
+
+    The --max-*, --*-streams* and --*-timeout options bound what one client may take
+    of the service (see the README's "Limits").
 
     \b
     Example:
         kartludo --db postgresql://postgres@127.0.0.1/club serve --port 8000 --workers 2
+        kartludo serve --streams-per-seat 4 --max-body-bytes 32768
     """
+    import msgspec
     import uvicorn
 
+    from kartludo.service.limits import Limits
+
+    try:
+        chosen = Limits(**limits)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     env.store  # noqa: B018 - fail early (one line) on an unreachable or un-migrated database
+    options = {"host": host, "port": port, "log_level": "info", "access_log": access_log,
+               "timeout_keep_alive": chosen.keep_alive_timeout}
     if workers == 1:
         from kartludo.service.app import create_app
+        from kartludo.service.limits import guarded_protocol
 
-        uvicorn.run(create_app(env.db_url), host=host, port=port, log_level="info", access_log=access_log)
+        uvicorn.run(create_app(env.db_url, limits=chosen), http=guarded_protocol(chosen), **options)
         return
     os.environ[DB_VARIABLE] = env.db_url
-    uvicorn.run("kartludo.cli.serve:app_from_environment", factory=True, host=host, port=port, workers=workers,
-                log_level="info", access_log=access_log)
+    os.environ[LIMITS_VARIABLE] = msgspec.json.encode(chosen).decode()
+    # each worker imports the protocol by name; app_from_environment gives it the limits
+    uvicorn.run("kartludo.cli.serve:app_from_environment", factory=True, workers=workers,
+                http="kartludo.service.limits:GuardedHttpProtocol", **options)
 
 
 def app_from_environment():  # noqa: ANN201 - a Litestar app, imported lazily
     """The app of one ``--workers`` process (uvicorn imports it by name)."""
-    from kartludo.service.app import create_app
+    import msgspec
 
-    return create_app(os.environ[DB_VARIABLE])
+    from kartludo.service.app import create_app
+    from kartludo.service.limits import GuardedHttpProtocol, Limits
+
+    limits = msgspec.json.decode(os.environ.get(LIMITS_VARIABLE, "{}"), type=Limits)
+    GuardedHttpProtocol.limits = limits  # this process's connections (uvicorn loads the app first)
+    return create_app(os.environ[DB_VARIABLE], limits=limits)

@@ -12,15 +12,16 @@ from typing import Any
 
 
 @contextlib.contextmanager
-def serve_in_thread(app: Any) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on a free loopback port; yields its base URL."""
+def serve_in_thread(app: Any, **options: Any) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port (``options`` for
+    ``uvicorn.Config``); yields its base URL."""
     import uvicorn
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1,
-                            lifespan="on")
+                            lifespan="on", **options)
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()

@@ -1,11 +1,16 @@
-"""Property-based API tests (schemathesis) against the served OpenAPI document:
-no 500s, and every response matches the document (status, content type, schema)."""
+"""Property-based API tests: schemathesis against the served OpenAPI document (no
+500s, every response matches the document: status, content type, schema), and
+hypothesis's hostile bodies, paths and parameters (never a 5xx, nothing written)."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 import schemathesis
 from schemathesis import GenerationMode
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -46,3 +51,90 @@ def test_api_conforms_to_its_openapi_document(client, store, td_token):
             run()
         tested += 1
     assert tested == len(operations) - len(SKIP) >= 14
+
+
+# --- hostile bodies -------------------------------------------------------------------
+JSON_LEAVES = (st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80)
+               | st.sampled_from([2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**30])
+               | st.floats(allow_nan=False) | st.text(max_size=50) | st.sampled_from(["\x00", "a\x00b", "x" * 5000]))
+JSON_VALUES = st.recursive(JSON_LEAVES, lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(st.text(max_size=10), inner, max_size=4), max_leaves=20)
+FIELDS = ["game", "players", "seed", "options", "series", "command_id", "deck", "verb", "args", "reason",
+          "decision"]
+SHAPED = st.dictionaries(st.sampled_from(FIELDS), JSON_VALUES, max_size=6)
+RAW = st.one_of(
+    st.integers(min_value=1, max_value=3000).map(lambda n: b"[" * n + b"]" * n),
+    st.integers(min_value=1, max_value=3000).map(lambda n: b'{"a":' * n + b"1" + b"}" * n),
+    st.binary(max_size=200),
+    st.sampled_from([b"", b"\x00", b'{"game": "uxinjo\x00"}', b"\xff\xfe{}", b'{"seed": 1e999}',
+                     b'{"seed": 99999999999999999999999999999}', b"null", b'"x"', b"[]", b"{" * 100_000]),
+)
+CONTENT_TYPES = st.sampled_from([None, "application/json", "application/json; charset=utf-8", "text/plain",
+                                 "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                                 "application/json\x7f", "", "*/*"])
+
+
+def test_hostile_bodies_are_refused_with_a_4xx_and_write_nothing(client, store, td_token):
+    """Deep nesting, huge numbers, NULs, wrong types and wrong content types, on every
+    endpoint that takes a body: never a 5xx, and a refused request writes nothing."""
+    from scenarios import foul_deal
+
+    svc = MatchService(store)
+    created = client.post("/matches", json={"game": "uxinjo", "players": ["ann", "bob", "cy"], "seed": 1},
+                          headers=bearer(td_token)).json()
+    mid = created["match"]
+    foul_deal(svc, mid, 0)
+    seat = created["tokens"]["bob"]
+    urls = ["/matches", f"/matches/{mid}/deals", f"/matches/{mid}/commands", f"/audit/{mid}/uxinjo-d1-Or/appeal",
+            f"/audit/{mid}/uxinjo-d1-Or/decide", "/matches/no%00such/commands", f"/matches/{mid}/nosuch"]
+
+    @given(url=st.sampled_from(urls), token=st.sampled_from([td_token, td_token, seat, seat, None, "kt_\x00"]),
+           body=st.one_of(SHAPED.map(lambda d: json.dumps(d).encode()), JSON_VALUES.map(lambda v: json.dumps(v)
+                                                                                         .encode()), RAW),
+           content_type=st.one_of(st.just("application/json"), st.just("application/json"), CONTENT_TYPES))
+    @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    def run(url, token, body, content_type) -> None:
+        headers = {**bearer(token)} if token and "\x00" not in token else {}
+        if content_type is not None:
+            headers["Content-Type"] = content_type
+        before = store.head_position()
+        r = client.post(url, content=body, headers=headers)
+        assert r.status_code < 500, (url, body[:200], content_type, r.status_code, r.text[:300])
+        if r.status_code >= 400:
+            assert r.json()["error"], r.text
+            assert store.head_position() == before, (url, body[:200])
+
+    run()
+
+
+@pytest.mark.parametrize("path", [
+    "/matches/%00/state", "/matches/a%00b/events", "/matches/x/events?after=99999999999999999999999",
+    "/matches/x/events?after=-1", "/matches/x/replay?deal=99999999999999999999", "/matches/x/stream?after=1e400",
+    "/static/%00", "/static/css/%00kartludo.css", "/ui/replay/%00", "/audit/%00/%00", "/series/%00",
+    "/standings?game=%00", "/matches?game=" + "x" * 5000,
+])
+def test_hostile_paths_and_parameters_are_4xx(client, path):
+    r = client.get(path)
+    assert 400 <= r.status_code < 500, (path, r.status_code, r.text[:200])
+    assert r.json()["error"]
+
+
+def test_a_server_error_is_logged_with_its_traceback_and_answered_without_internals(client, td_token, monkeypatch,
+                                                                                     caplog):
+    import logging
+
+    from kartludo.app import matches
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals: the hand is R5 G7")
+
+    monkeypatch.setattr(matches, "list_matches", broken)
+    monkeypatch.setattr("kartludo.service.app.list_matches", broken)
+    with caplog.at_level(logging.ERROR, logger="kartludo.service.app"):
+        r = client.get("/matches")
+    assert r.status_code == 500 and r.json() == {"error": "internal server error (logged on the server)",
+                                                  "rule": None}
+    assert "R5" not in r.text
+    logged = [rec for rec in caplog.records if rec.name == "kartludo.service.app"]
+    assert logged and "GET /matches failed" in logged[0].getMessage()
+    assert logged[0].exc_info and "secret internals" in str(logged[0].exc_info[1])

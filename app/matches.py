@@ -24,6 +24,7 @@ from kartludo.events.base import Event
 from kartludo.events.match import MatchClosed, MatchCreated, RulingAppealed, RulingDecided
 from kartludo.events.series import SeriesMatchAdded
 from kartludo.store import Appended, ConcurrencyConflict, EventStore, Recorded
+from kartludo.store.schema import CALLER_KEY_LENGTH
 
 MATCH_PREFIX = "match-"
 _PLAYER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,39}$")
@@ -59,7 +60,7 @@ def key_holder(store: EventStore, stream_id: str, command_id: str) -> str | None
     (itself for a retry, another for a reused key), or None."""
     import sqlalchemy as sa
 
-    from kartludo.store.schema import CALLER_KEY_LENGTH, commands
+    from kartludo.store.schema import commands
 
     if not command_id.startswith(KEY_PREFIX):
         return command_id if store.find_command(stream_id, command_id) is not None else None
@@ -185,7 +186,7 @@ class MatchService:
             seed = int.from_bytes(os.urandom(4), "big")
         stored = scoped_command_id(caller, command_id, request) if command_id is not None else None
         if match_id is None:
-            match_id = (hashlib.sha256(f"match:{stored[:len(KEY_PREFIX) + 32]}".encode()).hexdigest()[:12]
+            match_id = (hashlib.sha256(f"match:{stored[:CALLER_KEY_LENGTH]}".encode()).hexdigest()[:12]
                         if stored is not None else os.urandom(6).hex())
         if stored is not None and self._created_by(match_id, stored, command_id, request):
             return match_id, True
@@ -237,8 +238,8 @@ class MatchService:
         created = self.store.read_stream(stream_of(match_id), 1, 1)[0].event
         if request is not None and isinstance(created, MatchCreated):
             _, game, players, seed, options, series = request
-            fields = [name for name, given, first in [("game", game, created.game), ("players", players, created.players),
-                                                      ("seed", seed, created.seed)]
+            fields = [name for name, given, first in [("game", game, created.game), ("seed", seed, created.seed),
+                                                      ("players", players, created.players)]
                       if given is not None and given != first]
             given_options = parse_options(get_game(game), dict(options)) if options else {}
             if any(created.options.get(k) != given_options[k] for k, _ in options):

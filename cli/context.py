@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -29,7 +30,32 @@ class Env:
             self._store = None
 
 
-pass_env = click.make_pass_decorator(Env)
+_pass_env = click.make_pass_decorator(Env)
+
+
+def pass_env(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command the ``Env``, after refusing any argument that is not text: bytes
+    the terminal's encoding could not decode reach Python as lone surrogates, which
+    no store, hash or encoder takes."""
+
+    @_pass_env
+    @functools.wraps(command)
+    def run(env: Env, *args: Any, **kwargs: Any) -> Any:
+        for name, value in [*kwargs.items(), *(("argument", a) for a in args)]:
+            for text in value if isinstance(value, (tuple, list)) else (value,):
+                if isinstance(text, str) and any("\ud800" <= c <= "\udfff" for c in text):
+                    raise CommandError(f"{name.replace('_', '-')} is not valid UTF-8 text: {_raw(text)}")
+        return command(env, *args, **kwargs)
+
+    return run
+
+
+def _raw(text: str) -> str:
+    """Text with undecodable bytes shown as the bytes they were."""
+    try:
+        return repr(text.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return repr(text.encode("utf-8", "backslashreplace"))
 
 
 class CommandError(click.ClickException):

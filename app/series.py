@@ -90,7 +90,7 @@ def create_series(
     players = list(players)
     check_players(game, players)
     if not 1 <= minutes <= MAX_MINUTES:
-        raise BadCommand(f"a series lasts 1 to {MAX_MINUTES} minutes (a year), not {minutes}")
+        raise BadCommand(f"a series lasts at least 1 minute and at most {MAX_MINUTES} (a year), not {minutes}")
     series_id = series_id or os.urandom(5).hex()
     start = store.clock() if starts_at_us is None else starts_at_us
     check_start(start)

@@ -6,7 +6,7 @@ same rows. JSON-ish columns hold msgspec-encoded JSON text.
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Column, Integer, MetaData, String, Table, Text
+from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, MetaData, String, Table, Text
 
 metadata = MetaData()
 
@@ -50,6 +50,8 @@ results = Table(
     Column("position", BigInteger, nullable=False),
     Column("recorded_at_us", BigInteger, nullable=False),
 )
+Index("ix_proj_results_game", results.c.game, results.c.final)
+Index("ix_proj_results_series", results.c.series)
 
 series = Table(
     "proj_series",
@@ -85,6 +87,7 @@ rulings = Table(
     Column("voided", Text, nullable=False),
     Column("recorded_at_us", BigInteger, nullable=False),
 )
+Index("ix_proj_rulings_match", rulings.c.match_id)
 
 ruling_history = Table(
     "proj_ruling_history",

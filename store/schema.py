@@ -45,6 +45,13 @@ events = Table(
     UniqueConstraint("stream_id", "version", name="uq_events_stream_version"),
 )
 
+#: the token events' condition (migration 0004); SQLite uses a partial index only for a
+#: query whose condition reads exactly so (``app/tokens.py``)
+TOKEN_TYPES = "type IN ('token.issued', 'token.revoked')"
+# Resolving a bearer token reads the token events after the last one seen: one index probe.
+Index("ix_events_token_position", events.c.position, postgresql_where=text(TOKEN_TYPES),
+      sqlite_where=text(TOKEN_TYPES))
+
 # One row per accepted command: a retried command id finds its original events here.
 commands = Table(
     "commands",

@@ -1,18 +1,17 @@
 """A game driven command by command for engine tests, shared by every game's helpers.
 
 ``ScriptedTable`` checks after every scripted step that folding the recorded events
-gives the live state; ``bot_step`` advances a bot match by one deal or one command.
-Each game's helper module subclasses the table with its own set-up and shortcuts.
+gives the live state. Each game's helper module subclasses the table with its own
+set-up and shortcuts.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any, ClassVar
 
 import pytest
 
-from kartludo.engine.base import Command, Game, IllegalCommand, StartDeal, fold, seeded_deck
+from kartludo.engine.base import Command, Game, IllegalCommand, fold
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
 
@@ -26,6 +25,8 @@ class ScriptedTable:
         self.created = created
         self.state: Any = self.game.start(created)
         self.events: list[Event] = []
+        #: every accepted command, in order (a golden playthrough replays them)
+        self.commands: list[Command] = []
 
     def apply(self, events: list[Event]) -> list[Event]:
         for e in events:
@@ -35,7 +36,9 @@ class ScriptedTable:
         return events
 
     def command(self, cmd: Command) -> list[Event]:
-        return self.apply(self.game.decide(self.state, cmd))
+        events = self.apply(self.game.decide(self.state, cmd))
+        self.commands.append(cmd)
+        return events
 
     def act(self, seat: int, verb: str, *args: str) -> list[Event]:
         """A command as typed at the CLI; it must be among the legal commands."""
@@ -55,21 +58,3 @@ class ScriptedTable:
 
     def view(self, viewer: Any = -1) -> dict[str, Any]:
         return self.game.view(self.state, viewer)
-
-
-def bot_step(table: ScriptedTable, seed: int, bots: list[Any], rng: random.Random) -> list[Event]:
-    """One step of a bot match: the next deal from the match's seeded shuffle, or one
-    bot's command (a random one of the seats to act when several are). Applied without
-    the per-step fold check (bot matches are long; their tests fold at the end)."""
-    game, state = table.game, table.state
-    if game.can_deal(state):
-        deck, key = seeded_deck(game.deck(table.created.options), seed, game.deal_number(state) + 1)
-        new = game.decide(state, StartDeal(deck=deck, shuffle=key))
-    else:
-        seats = game.to_act(state)
-        seat = seats[rng.randrange(len(seats))] if len(seats) > 1 else seats[0]
-        new = game.decide(state, bots[seat].choose(game, state, seat, game.legal_commands(state, seat), rng))
-    for e in new:
-        table.state = game.evolve(table.state, e)
-    table.events.extend(new)
-    return new

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +11,7 @@ from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI, Play
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
 
-from scripted import ScriptedTable, bot_step
+from scripted import ScriptedTable
 
 G = LAUGAVATNSMANNI
 PLAYERS = ["ann", "bob", "cy"]
@@ -93,19 +92,3 @@ class Table(ScriptedTable):
             card = choose(seat, hand_order) if choose else hand_order[0]
             out.extend(self.act(seat, "play", card))
         return out
-
-
-def play_match(seed: int, bots: list[Any], options: dict[str, Any] | None = None, max_steps: int = 20000,
-               check=None) -> Table:
-    """A bot match with the seeded shuffle; ``check(table, before, after, events)``
-    runs after every command."""
-    table = Table(options)
-    rng = random.Random(seed)
-    steps = 0
-    while not G.is_finished(table.state) and steps < max_steps:
-        steps += 1
-        before = table.state
-        new = bot_step(table, seed, bots, rng)
-        if check is not None:
-            check(table, before, table.state, new)
-    return table

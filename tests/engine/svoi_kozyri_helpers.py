@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-from typing import Any
 
 from kartludo.engine.base import StartDeal
 from kartludo.engine.french import DECK_36
@@ -11,9 +9,8 @@ from kartludo.engine.svoi_kozyri import SVOI_KOZYRI
 from kartludo.engine.svoi_kozyri.rules import first_dealer
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
-from kartludo.events.svoi_kozyri import DealEnded
 
-from scripted import ScriptedTable, bot_step
+from scripted import ScriptedTable
 
 NAMES = ["ann", "bob", "cy", "dan"]
 G = SVOI_KOZYRI
@@ -100,47 +97,3 @@ class Table(ScriptedTable):
 
     def hand(self, seat: int) -> list[str]:
         return list(self.state.hands[seat])
-
-
-def play_match(
-    seed: int,
-    bots: list[Any],
-    *,
-    n: int,
-    max_deals: int = 3,
-    per_deal: int = 4000,
-    options: dict[str, Any] | None = None,
-    max_commands: int | None = None,
-    check=None,
-) -> tuple[Table, list[int]]:
-    """A bot match with the seeded shuffle. Returns the table and the number of
-    player commands each ended deal took; raises ``DealTooLong`` when a deal
-    exceeds ``per_deal`` commands. ``max_commands`` stops the whole match quietly
-    after that many player commands (for expensive per-command checks).
-    ``check(table, before, after, events)`` runs after every command."""
-    table = Table(n, seed=seed, deals=(options or {}).get("deals", 8), trumps=(options or {}).get("trumps"))
-    rng = random.Random(seed)
-    lengths: list[int] = []
-    count = total = 0
-    while not G.is_finished(table.state):
-        if max_commands is not None and total >= max_commands:
-            break
-        before = table.state
-        if G.can_deal(table.state):
-            if G.deal_number(table.state) >= max_deals:
-                break
-            count = 0
-        else:
-            count += 1
-            total += 1
-            if count > per_deal:
-                raise DealTooLong(f"seed {seed}, {n} players: deal {table.state.deal} passed {per_deal} commands")
-        new = bot_step(table, seed, bots, rng)
-        lengths.extend(count for e in new if isinstance(e, DealEnded))
-        if check is not None:
-            check(table, before, table.state, new)
-    return table, lengths
-
-
-class DealTooLong(AssertionError):
-    """A deal went past the test's bound on player commands (reported, never hidden)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
@@ -12,7 +11,7 @@ from kartludo.engine.uxinjo import UXINJO
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
 
-from scripted import ScriptedTable, bot_step
+from scripted import ScriptedTable
 
 PLAYERS = ["ann", "bob", "cy"]
 OR, SU, OK = 0, 1, 2
@@ -79,20 +78,3 @@ class Table(ScriptedTable):
 
     def penalties(self) -> list[int]:
         return [len(p) for p in self.state.penalties]
-
-
-def play_match(seed: int, bots: list[Any], max_deals: int = 6, max_steps: int = 5000, check=None) -> tuple[Table, list[Event]]:
-    """A bot match with the seeded shuffle; ``check(table, before, after, events)``
-    runs after every command."""
-    table = Table()
-    rng = random.Random(seed)
-    steps = 0
-    while not UXINJO.is_finished(table.state) and steps < max_steps:
-        steps += 1
-        before = table.state
-        if UXINJO.can_deal(table.state) and UXINJO.deal_number(table.state) >= max_deals:
-            break
-        new = bot_step(table, seed, bots, rng)
-        if check is not None:
-            check(table, before, table.state, new)
-    return table, table.events

@@ -18,6 +18,7 @@ from kartludo.events.base import encode
 from playthroughs import (
     HERE,
     RECORDED_AT_US,
+    command_id,
     commands_of,
     decided,
     explain,
@@ -87,7 +88,7 @@ def test_the_store_records_the_playthrough_hashes(db_url):
             created, commands = commands_of(recorded)
             version = 0
             for step, events in zip(recorded["steps"], [[created], *decided(created, commands)]):
-                store.append(stream_of(name), events, version, command_id=f"playthrough-{step['step']}",
+                store.append(stream_of(name), events, version, command_id=command_id(step["step"]),
                              actor=step["actor"])
                 version += len(events)
             rows = store.read_stream(stream_of(name))

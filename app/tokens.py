@@ -111,7 +111,12 @@ class TokenIndex:
     def refresh(self) -> None:
         # The query runs outside the lock (concurrent requests must not queue on one
         # another's round trip); merging skips what another thread already applied.
-        rows = self.store._query(self._SQL, p=self._position)
+        # Token events are applied as soon as they are read, settled or not (a new
+        # token works at once; applying one twice changes nothing, and a revocation
+        # wins whatever the order), but the cursor moves only over settled positions,
+        # below the store's horizon taken with the read: a revocation that commits
+        # late is never skipped.
+        horizon, rows = self.store.query_with_horizon(self._SQL, p=self._position)
         with self._lock:
             for rec in self.store.records_from_rows(rows):
                 if rec.position <= self._position:
@@ -124,7 +129,8 @@ class TokenIndex:
                 elif isinstance(event, TokenRevoked):
                     self._revoked.add(event.token_hash)
                     self._live.pop(event.token_hash, None)
-                self._position = rec.position
+                if rec.position < horizon:
+                    self._position = rec.position
 
     def resolve(self, secret: str) -> Principal | None:
         """The principal of a bearer token, or None (unknown or revoked)."""

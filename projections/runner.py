@@ -90,10 +90,13 @@ class MatchFolder:
         self._states.clear()
 
 
-_SELECT = (
-    "SELECT position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, "
-    "prev_hash, hash FROM events WHERE position > :p ORDER BY position LIMIT :n"
-)
+def _select(store: EventStore) -> str:
+    """The next settled events after a checkpoint (``EventStore.settled_condition``:
+    a projection never moves its checkpoint past an event that commits late)."""
+    return (
+        "SELECT position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, "
+        f"prev_hash, hash FROM events WHERE position > :p AND {store.settled_condition} ORDER BY position LIMIT :n"
+    )
 
 
 def checkpoint(conn: sa.Connection, name: str, *, lock: bool = False) -> int:
@@ -126,6 +129,8 @@ def catch_up(
     event, and commit together with their checkpoints."""
     projections = projection if isinstance(projection, list) else [projection]
     folder = folder or MatchFolder(store)
+    store.settle()  # what was committed before this call, so a reader sees its own writes
+    select = _select(store)
     read = 0
     batches = 0
     while max_batches is None or batches < max_batches:
@@ -134,7 +139,7 @@ def catch_up(
             with conn.begin():
                 positions = [checkpoint(conn, p.name, lock=True) for p in projections]
                 start = min(positions)
-                rows = conn.execute(sa.text(_SELECT), {"p": start, "n": batch}).all()
+                rows = conn.execute(sa.text(select), {"p": start, "n": batch}).all()
                 if not rows:
                     return read
                 records = store.records_from_rows(rows)
@@ -167,11 +172,12 @@ def reset(store: EventStore, projection: Projection) -> None:
 
 
 def status(store: EventStore, projections: Iterable[Projection]) -> list[tuple[str, int, int]]:
-    """(name, checkpoint, lag) per projection."""
-    head = store.head_position()
+    """(name, checkpoint, lag in events) per projection (positions are not dense on
+    PostgreSQL, so the lag is counted)."""
     with store.engine.connect() as conn:
         rows = dict(conn.execute(sa.select(checkpoints.c.name, checkpoints.c.position)).all())
-    return [(p.name, int(rows.get(p.name, 0)), head - int(rows.get(p.name, 0))) for p in projections]
+    return [(p.name, int(rows.get(p.name, 0)), store.count_events(after=int(rows.get(p.name, 0))))
+            for p in projections]
 
 
 def dump(store: EventStore, projection: Projection) -> dict[str, list[tuple[Any, ...]]]:

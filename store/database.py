@@ -22,9 +22,20 @@ from kartludo.store.schema import SCHEMA_REVISION
 DEFAULT_URL = "sqlite:///kartludo.db"
 #: how long a SQLite writer waits for the file lock before giving up
 SQLITE_BUSY_TIMEOUT_MS = 10_000
-#: the store keeps one connection per thread (a service's worker threads included)
-POOL_SIZE = 32
-POOL_OVERFLOW = 32
+#: one bounded pool per process: connections kept open, and how many more may open
+#: under load; a store call holds one only while it runs (see ``EventStore``)
+POOL_SIZE = 16
+POOL_OVERFLOW = 16
+#: how long a call waits for a free connection before StoreBusy
+POOL_TIMEOUT_S = 30
+
+
+_POOL: dict[str, Any] = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW, "pool_timeout": POOL_TIMEOUT_S}
+
+
+def pool_limit(engine: Engine) -> int:
+    """The most connections the engine's pool opens at once."""
+    return POOL_SIZE + POOL_OVERFLOW
 
 
 def normalise_url(url: str) -> sa.URL:
@@ -46,7 +57,7 @@ def create_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed)
     try:
-        engine = sa.create_engine(parsed, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
+        engine = sa.create_engine(parsed, **_POOL)
     except NoSuchModuleError as exc:  # pragma: no cover - psycopg is a dependency
         raise DatabaseUnavailable(str(exc)) from None
     return engine
@@ -58,7 +69,7 @@ def _sqlite_engine(url: sa.URL) -> Engine:
         folder = Path(database).expanduser().resolve().parent
         if not folder.is_dir():
             raise DatabaseUnavailable(f"cannot open {url.render_as_string()}: folder {folder} does not exist")
-    engine = sa.create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
+    engine = sa.create_engine(url, **_POOL)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -3,23 +3,36 @@
 SQLAlchemy owns the engine, the pool and the schema; the append and read hot paths
 run prepared SQL on the pooled driver connection (``executemany`` in one
 transaction), which is what keeps kartludo close to the raw driver's throughput.
+
+Connections: every store call checks one connection out of the engine's bounded pool
+and returns it when the call ends, whatever the outcome (a broken one is discarded),
+so no thread keeps a connection between calls and ``close()`` closes them all.
+
+Global order: positions grow with the order in which appends *begin* writing, not the
+order in which they commit. On SQLite one writer at a time makes the two the same.
+On PostgreSQL appends to different streams run concurrently, so a reader following
+the global order reads only *settled* positions: below the first position any
+still-running transaction could take (``horizon``). What it reads is then final —
+nothing can commit later at a smaller position.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import threading
-import time
 import os
+import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Sequence
 
 import msgspec
+import sqlalchemy.exc
 from sqlalchemy.engine import Engine
 
 from kartludo.events.base import CURRENT, Event, UndecodableEvent, UnknownEventType, decode
-from kartludo.store.database import create_engine, describe_url, ensure_ready, first_line
+from kartludo.store.database import POOL_TIMEOUT_S, create_engine, describe_url, ensure_ready, first_line, pool_limit
 from kartludo.store.errors import ConcurrencyConflict, DatabaseUnavailable, StoreBusy, StoreError
+from kartludo.store.schema import POSITION_ROW_BITS
 
 GENESIS = bytes(32)
 _sha256 = hashlib.sha256
@@ -102,6 +115,15 @@ def now_us() -> int:
     return time.time_ns() // 1000
 
 
+#: the most events one transaction may write (PostgreSQL positions keep 16 bits for
+#: the row within its transaction); imports commit in chunks below it
+MAX_ROWS_PER_TRANSACTION = 1 << POSITION_ROW_BITS
+#: how long ``settle`` waits by default for transactions still in flight
+SETTLE_SECONDS = 5.0
+#: ``horizon()`` where every committed row is settled (one writer at a time)
+UNBOUNDED = (1 << 63) - 1
+
+
 class EventStore:
     """Append, read and verify event streams in one SQL database."""
 
@@ -110,8 +132,6 @@ class EventStore:
         self.clock = clock
         self.backend = engine.url.get_backend_name()
         self._heads: dict[tuple[str, int], bytes] = {}
-        self._local = threading.local()
-        self._pooled: list[Any] = []
         if self.backend == "sqlite":
             from kartludo.store.sqlite import SqliteDriver
 
@@ -128,27 +148,38 @@ class EventStore:
         return cls(engine, clock=clock)
 
     def close(self) -> None:
-        self._drop_connection()
+        """Close every pooled connection (none is kept outside the pool between calls)."""
         self.engine.dispose()
 
-    def _connection(self) -> Any:
-        """This thread's driver connection for appends, checked out of the pool once."""
-        pooled = getattr(self._local, "pooled", None)
-        if pooled is None:
-            pooled = self._local.pooled = self.engine.raw_connection()
-            self._pooled.append(pooled)
-            self._driver.adopt(pooled.driver_connection)
-        return pooled.driver_connection
-
-    def _drop_connection(self) -> None:
-        pooled = getattr(self._local, "pooled", None)
-        if pooled is not None:
-            self._local.pooled = None
-            try:
-                self._pooled.remove(pooled)
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[Any]:
+        """A driver connection from the pool for one store call, always given back:
+        rolled back if a transaction was left open, discarded if it broke."""
+        try:
+            pooled = self.engine.raw_connection()
+        except sqlalchemy.exc.TimeoutError:
+            raise StoreBusy(
+                f"{self.url}: all {pool_limit(self.engine)} connections of this process stayed busy for "
+                f"{POOL_TIMEOUT_S} s"
+            ) from None
+        except sqlalchemy.exc.DBAPIError as exc:
+            raise DatabaseUnavailable(f"cannot open {self.url}: {first_line(exc.orig)}") from None
+        conn = pooled.driver_connection
+        try:
+            self._driver.enter(conn)
+            yield conn
+            self._driver.leave(conn)
+        except BaseException as exc:
+            if isinstance(exc, self._driver.OperationalError):
                 pooled.invalidate()
-            except Exception:  # noqa: BLE001 - a broken connection is being discarded anyway
-                pass
+            else:
+                try:
+                    self._driver.leave(conn)
+                except Exception:  # noqa: BLE001 - a connection that cannot be reset is not reused
+                    pooled.invalidate()
+            raise
+        finally:
+            pooled.close()
 
     def __enter__(self) -> "EventStore":
         return self
@@ -182,22 +213,14 @@ class EventStore:
         rows, prev = self._rows(stream_id, events, expected_version, command_id, actor, self.clock())
         version = expected_version + len(rows)
         try:
-            last_position = self._driver.append(
-                self._connection(), rows, (stream_id, command_id, expected_version + 1, version)
-            )
+            positions = self._write(rows, [(stream_id, command_id, expected_version + 1, version)], [stream_id])
         except self._driver.IntegrityError:
             original = self.find_command(stream_id, command_id)
             if original is not None:
                 return original
             raise ConcurrencyConflict(stream_id, expected_version, self.stream_version(stream_id)) from None
-        except self._driver.OperationalError as exc:
-            self._drop_connection()
-            raise self._operational(exc) from None
         self._remember(stream_id, version, prev)
-        count = len(rows)
-        return Appended(
-            stream_id, expected_version + 1, version, list(range(last_position - count + 1, last_position + 1))
-        )
+        return Appended(stream_id, expected_version + 1, version, positions)
 
     def _rows(
         self, stream_id: str, events: Sequence[Event], expected_version: int, command_id: str, actor: str,
@@ -242,7 +265,7 @@ class EventStore:
             commands.append((stream_id, command_id, expected + 1, expected + len(stream_rows)))
             heads.append((stream_id, expected + len(stream_rows), head))
         try:
-            self._driver.insert_rows(self._connection(), rows, commands)
+            positions = self._write(rows, commands, [stream_id for stream_id, _, _ in batches])
         except self._driver.IntegrityError:
             originals = [self.find_command(stream_id, command_id) for stream_id, _, _ in batches]
             if all(o is not None for o in originals):
@@ -252,21 +275,53 @@ class EventStore:
                 if actual != expected:
                     raise ConcurrencyConflict(stream_id, expected, actual) from None
             raise
-        except self._driver.OperationalError as exc:
-            self._drop_connection()
-            raise self._operational(exc) from None
-        for stream_id, version, head in heads:
+        appended = []
+        for (stream_id, version, head), (_, _, first, last) in zip(heads, commands):
             self._remember(stream_id, version, head)
-        return [msgspec.structs.replace(self.find_command(stream_id, command_id), duplicate=False)  # type: ignore[arg-type]
-                for stream_id, _, _ in batches]
+            count = last - first + 1
+            appended.append(Appended(stream_id, first, last, positions[:count]))
+            positions = positions[count:]
+        return appended
 
-    def insert_rows(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
-        """Write rows whose hashes were already checked (``transfer.import_events``)."""
+    def insert_rows(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> list[int]:
+        """Write rows whose hashes were already checked (``transfer.import_events``) in
+        one transaction; returns their positions."""
+        return self._write(rows, commands, None)
+
+    def _write(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]],
+               streams: list[str] | None) -> list[int]:
+        """Insert rows and command records in one transaction; their positions, in order.
+        ``streams`` names the streams written (None: too many to name, an import)."""
+        if len(rows) > MAX_ROWS_PER_TRANSACTION:
+            raise ValueError(f"{len(rows)} events in one transaction; at most {MAX_ROWS_PER_TRANSACTION}")
         try:
-            self._driver.insert_rows(self._connection(), rows, commands)
+            with self._connection() as conn:
+                return self._driver.write(conn, rows, commands, streams)
         except self._driver.OperationalError as exc:
-            self._drop_connection()
             raise self._operational(exc) from None
+
+    @contextlib.contextmanager
+    def bulk_writer(self) -> Iterator[Callable[[list[tuple[Any, ...]], list[tuple[Any, ...]]], None]]:
+        """One transaction for rows whose hashes were already checked, written in
+        batches (``transfer.import_events``): all committed when the block ends, none if
+        it raises. No size limit; meanwhile, on PostgreSQL, followers of the global
+        order wait at the horizon for it."""
+        try:
+            with self._connection() as conn:
+                bulk = self._driver.bulk(conn, self._more_positions)
+                try:
+                    yield bulk.write
+                except BaseException:
+                    bulk.rollback()
+                    raise
+                bulk.commit()
+        except self._driver.OperationalError as exc:
+            raise self._operational(exc) from None
+
+    def _more_positions(self) -> int:
+        """A fresh block of positions for a long transaction (PostgreSQL)."""
+        with self._connection() as conn:
+            return self._driver.fresh_block(conn)
 
     @property
     def integrity_error(self) -> type[Exception]:
@@ -313,12 +368,18 @@ class EventStore:
         return records
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
-        """Events in global order after ``after_position``: never skips one that
-        commits late (appends are serialised per database)."""
-        rows = self._query(f"{_SELECT} WHERE position > :p ORDER BY position LIMIT :n", p=after_position, n=limit)
+        """Settled events in global order after ``after_position``: a follower that
+        resumes after the last position it read never skips an event that commits late."""
+        rows = self._query(
+            f"{_SELECT} WHERE position > :p AND {self.settled_condition} ORDER BY position LIMIT :n",
+            p=after_position, n=limit,
+        )
         return self._records(rows)
 
     def iter_all(self, after_position: int = 0, batch: int = 5000) -> Iterator[Recorded]:
+        """Every event after ``after_position`` in global order, read in pages: first
+        waits (``settle``) for what was committed before the call to be settled."""
+        self.settle()
         position = after_position
         while True:
             records = self.read_all(position, batch)
@@ -326,6 +387,49 @@ class EventStore:
                 return
             yield from records
             position = records[-1].position
+
+    @property
+    def settled_condition(self) -> str:
+        """SQL condition on ``position`` that keeps only settled rows, for callers that
+        follow the global order with their own query (evaluated once per statement)."""
+        return self._driver.settled_condition
+
+    def horizon(self) -> int:
+        """Every position below this is settled: committed or never to be. A follower
+        may read rows above it early, but must not move its cursor past them."""
+        expr = self._driver.horizon_expr
+        row = self._query_one(f"SELECT {expr}") if expr else None
+        return int(row[0]) if row else UNBOUNDED
+
+    def query_with_horizon(self, sql: str, **params: Any) -> tuple[int, list[Sequence[Any]]]:
+        """Run a follower's own query (``position, <columns>`` rows, settled or not)
+        with the horizon taken just before it, in one round trip: the follower may use
+        every row, but move its cursor only over positions below the horizon."""
+        try:
+            with self._connection() as conn:
+                return self._driver.query_with_horizon(conn, sql, params)
+        except self._driver.OperationalError as exc:
+            raise self._operational(exc) from None
+
+    def settle(self, timeout: float = SETTLE_SECONDS) -> bool:
+        """Wait until every event committed before this call is settled (the
+        transactions that began writing before it have ended); False when ``timeout``
+        ran out first. A reader that must see its own writes calls this before reading.
+        """
+        expr = self._driver.horizon_expr
+        if not expr:
+            return True
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        row = self._query_one(f"SELECT (SELECT max(position) FROM events), {expr}")
+        head, horizon = (row[0] or 0, int(row[1])) if row else (0, UNBOUNDED)
+        while horizon <= head:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+            horizon = self.horizon()
+        return True
 
     def records_from_rows(self, rows: Sequence[Sequence[Any]]) -> list[Recorded]:
         """Decode rows selected as ``position, <columns>`` (projections read this way
@@ -396,16 +500,20 @@ class EventStore:
             rows = self._query("SELECT stream_id FROM events WHERE version = 1 ORDER BY stream_id")
         return [r[0] for r in rows]
 
-    def count_events(self) -> int:
-        row = self._query_one("SELECT count(*) FROM events")
+    def count_events(self, after: int = 0) -> int:
+        """How many events, or how many after position ``after``."""
+        if after:
+            row = self._query_one("SELECT count(*) FROM events WHERE position > :p", p=after)
+        else:
+            row = self._query_one("SELECT count(*) FROM events")
         return int(row[0]) if row else 0
 
     # --- plumbing ------------------------------------------------------------
     def _query(self, sql: str, **params: Any) -> list[Sequence[Any]]:
         try:
-            return self._driver.query(self._connection(), sql, params)
+            with self._connection() as conn:
+                return self._driver.query(conn, sql, params)
         except self._driver.OperationalError as exc:
-            self._drop_connection()
             raise self._operational(exc) from None
 
     def _query_one(self, sql: str, **params: Any) -> Sequence[Any] | None:

@@ -36,12 +36,16 @@ class Report(msgspec.Struct):
 
 
 def _rows(store: EventStore, batch: int = 20_000) -> Iterator[tuple]:
-    """All rows in (stream, version) order, fetched in keyset pages."""
+    """All rows in (stream, version) order, fetched in keyset pages.
+
+    The row comparison is an index range on both backends: each page starts where the
+    last one ended, so a full pass costs one walk of the (stream, version) index.
+    """
     last_stream, last_version = "", 0
     sql = (
         "SELECT position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, "
         "command_id, prev_hash, hash FROM events "
-        "WHERE stream_id > :s OR (stream_id = :s AND version > :v) "
+        "WHERE (stream_id, version) > (:s, :v) "
         "ORDER BY stream_id, version LIMIT :n"
     )
     while True:

@@ -1,22 +1,44 @@
-"""The PostgreSQL hot path: one pipelined round trip per append.
+"""The PostgreSQL hot path: one pipelined round trip per append, appends to different
+streams running concurrently.
 
-The events table's statement trigger (migration 0001) takes an advisory lock
-before any insert, so positions are drawn in commit order and a reader following
-the global order never skips an event that commits late.
+A row's position is ``(transaction id << 16) + its index in the transaction``
+(migration 0006): positions follow the order in which transactions took their ids,
+and a transaction's rows are contiguous. Every transaction still running has an id
+at least the snapshot's ``xmin``, so no row can ever commit below
+``xmin << 16`` that a reader does not see now: that is the *horizon*, and a reader
+following the global order reads only below it. This is the transaction-id
+high-water mark of established PostgreSQL event stores (which order by
+``(transaction_id, position)``), packed into the one integer the rest of kartludo
+already uses as a global position. Nothing serialises appends; commits group.
+
+Live streams are woken by ``NOTIFY`` sent *after* the commit, in the same round trip:
+a NOTIFY inside the transaction would take PostgreSQL's notification-queue lock
+through the commit and serialise every append again.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import psycopg
+from psycopg.pq import TransactionStatus
 
 from kartludo.store.eventstore import _COLUMNS
+from kartludo.store.schema import NOTIFY_CHANNEL, POSITION_ROW_BITS
 
-_INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+_POSITION = f"(pg_current_xact_id()::text::bigint << {POSITION_ROW_BITS}) + %s"
+_INSERT = f"INSERT INTO events (position, {_COLUMNS}) VALUES ({_POSITION}, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+_INSERT_AT = f"INSERT INTO events (position, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES (%s, %s, %s, %s)"
+_XID = "SELECT pg_current_xact_id()::text::bigint"
+_NOTIFY = "SELECT pg_notify(%s, %s)"
+#: the first position a transaction still running could take (a scalar subquery, so
+#: the planner evaluates it once and uses it as an index bound)
+HORIZON = f"(SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint << {POSITION_ROW_BITS})"
+#: NOTIFY payload of a write that names no single stream (an import)
+ANY_STREAM = "*"
 
 
 @functools.lru_cache(maxsize=256)
@@ -28,31 +50,95 @@ def _pyformat(sql: str) -> str:
 class PostgresDriver:
     IntegrityError = psycopg.errors.IntegrityError
     OperationalError = psycopg.OperationalError
+    settled_condition = f"position < {HORIZON}"
+    horizon_expr = HORIZON
 
-    def adopt(self, conn: Any) -> None:
-        """Autocommit: a read is one statement with its own fresh snapshot (no old
-        snapshot kept, no ROLLBACK round trip); writes open explicit transactions."""
+    def enter(self, conn: Any) -> None:
+        """Autocommit while the store holds the connection: a read is one statement
+        with its own fresh snapshot (no old snapshot kept, no ROLLBACK round trip);
+        writes open explicit transactions."""
         conn.autocommit = True
 
-    def append(self, conn: Any, rows: list[tuple[Any, ...]], command: tuple[Any, ...]) -> int:
-        # BEGIN, the inserts and COMMIT go in one pipelined round trip: the append lock
-        # (taken by the first insert) is held for the server's work only, never for a
-        # round trip to this process.
-        with conn.cursor() as cur, conn.pipeline():
-            with conn.transaction():
-                cur.executemany(_INSERT, rows)
-                cur.execute(_INSERT_COMMAND, command)
-                # sequence values are drawn under the append lock: contiguous per batch
-                cur.execute("SELECT lastval()")
-            return cur.fetchone()[0]
+    def leave(self, conn: Any) -> None:
+        """Back to the driver's default, as SQLAlchemy's own users of the pool expect."""
+        if conn.pgconn.transaction_status != TransactionStatus.IDLE:
+            conn.rollback()
+        conn.autocommit = False
 
-    def insert_rows(self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
-        """Insert prepared rows (an import) in one transaction."""
-        with conn.transaction(), conn.cursor() as cur:
-            cur.executemany(_INSERT, rows)
-            cur.executemany(_INSERT_COMMAND, commands)
+    def write(
+        self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]], streams: list[str] | None
+    ) -> list[int]:
+        # BEGIN, the inserts, COMMIT and the NOTIFYs go in one pipelined round trip.
+        indexed = [(i, *row) for i, row in enumerate(rows)]
+        with conn.cursor() as cur, conn.cursor() as note:
+            with conn.pipeline():
+                with conn.transaction():
+                    cur.executemany(_INSERT, indexed)
+                    cur.executemany(_INSERT_COMMAND, commands)
+                    cur.execute(_XID)
+                for stream in streams or (ANY_STREAM,):
+                    note.execute(_NOTIFY, (NOTIFY_CHANNEL, stream))
+            base = cur.fetchone()[0] << POSITION_ROW_BITS
+        return [base + i for i in range(len(rows))]
+
+    def bulk(self, conn: Any, more: Callable[[], int]) -> "_Bulk":
+        return _Bulk(conn, more)
+
+    def fresh_block(self, conn: Any) -> int:
+        """The first position of a block no other transaction will use: a transaction
+        id taken (and ended) only for this, shifted. The long transaction that writes
+        there is still running, so the block stays above every reader's horizon
+        until that transaction ends."""
+        with conn.cursor() as cur:
+            cur.execute(_XID)
+            return cur.fetchone()[0] << POSITION_ROW_BITS
+
+    def query_with_horizon(self, conn: Any, sql: str, params: dict[str, Any]) -> tuple[int, list[Sequence[Any]]]:
+        # two statements, two snapshots, the horizon's first: every row below it was
+        # committed before the second snapshot was taken, so the query sees it
+        with conn.cursor() as first, conn.cursor() as cur:
+            with conn.pipeline():
+                first.execute(f"SELECT {HORIZON}")
+                cur.execute(_pyformat(sql), params)
+            return int(first.fetchone()[0]), cur.fetchall()
 
     def query(self, conn: Any, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
         with conn.cursor() as cur:
             cur.execute(_pyformat(sql), params)
             return cur.fetchall()
+
+
+class _Bulk:
+    """One transaction fed in batches (an import). Its first 2**16 rows take positions
+    from its own transaction id; each further block from ``more``."""
+
+    def __init__(self, conn: Any, more: Callable[[], int]) -> None:
+        self.conn = conn
+        self.more = more
+        with conn.cursor() as cur:
+            cur.execute("BEGIN")
+            cur.execute(_XID)
+            self.next = cur.fetchone()[0] << POSITION_ROW_BITS
+        self.left = 1 << POSITION_ROW_BITS
+
+    def write(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
+        placed = []
+        for row in rows:
+            if not self.left:
+                self.next, self.left = self.more(), 1 << POSITION_ROW_BITS
+            placed.append((self.next, *row))
+            self.next += 1
+            self.left -= 1
+        with self.conn.cursor() as cur:
+            cur.executemany(_INSERT_AT, placed)
+            if commands:
+                cur.executemany(_INSERT_COMMAND, commands)
+
+    def commit(self) -> None:
+        with self.conn.cursor() as cur:
+            cur.execute("COMMIT")
+            cur.execute(_NOTIFY, (NOTIFY_CHANNEL, ANY_STREAM))
+
+    def rollback(self) -> None:
+        if self.conn.pgconn.transaction_status != TransactionStatus.IDLE:
+            self.conn.rollback()

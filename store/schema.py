@@ -19,19 +19,25 @@ from sqlalchemy import (
 )
 
 #: the Alembic head revision this build expects (a test checks it against Alembic)
-SCHEMA_REVISION = "0005"
-#: PostgreSQL channel on which every commit to ``events`` is announced (migration 0003)
+SCHEMA_REVISION = "0006"
+#: PostgreSQL channel on which the store announces each commit to ``events``, after
+#: it commits; the payload is the stream written ("*" for an import). Migration 0003
+#: announced from a trigger inside the transaction; 0006 moved it to the store.
 NOTIFY_CHANNEL = "kartludo_events"
+#: PostgreSQL positions are ``(transaction id << POSITION_ROW_BITS) + row index`` (0006)
+POSITION_ROW_BITS = 16
 
 metadata = MetaData()
 
-# SQLite makes an INTEGER PRIMARY KEY the rowid (cheap, max+1); PostgreSQL gets a BIGINT.
+# SQLite makes an INTEGER PRIMARY KEY the rowid (cheap, max+1 under its one writer);
+# PostgreSQL gets a BIGINT the store computes from the transaction id (no sequence, no
+# default: see store/postgres.py and migration 0006).
 Position = BigInteger().with_variant(Integer(), "sqlite")
 
 events = Table(
     "events",
     metadata,
-    Column("position", Position, primary_key=True, autoincrement=True),
+    Column("position", Position, primary_key=True, autoincrement=False),
     Column("stream_id", String(200), nullable=False),
     Column("version", Integer, nullable=False),
     Column("type", String(100), nullable=False),

@@ -2,7 +2,8 @@
 
 ``BEGIN IMMEDIATE`` takes the file's write lock up front, so concurrent processes
 queue on the busy timeout instead of failing half-way through a transaction, and
-rowids (the global positions) are handed out in commit order.
+rowids (the global positions) are handed out in commit order: every committed row is
+settled, and a follower needs no horizon.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Sequence
 
-from kartludo.store.eventstore import _COLUMNS
+from kartludo.store.eventstore import _COLUMNS, UNBOUNDED
 
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES (?, ?, ?, ?)"
@@ -19,36 +20,58 @@ _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, l
 class SqliteDriver:
     IntegrityError = sqlite3.IntegrityError
     OperationalError = sqlite3.OperationalError
+    #: one writer at a time: a committed row is settled as soon as it is visible
+    settled_condition = "1 = 1"
+    horizon_expr = ""
 
-    def adopt(self, conn: Any) -> None:
+    def enter(self, conn: Any) -> None:
         """Nothing to set: the engine's connect hook already made the connection ours."""
 
-    def append(self, conn: Any, rows: list[tuple[Any, ...]], command: tuple[Any, ...]) -> int:
+    def leave(self, conn: Any) -> None:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+    def write(
+        self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]], streams: list[str] | None
+    ) -> list[int]:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if len(rows) > 1:
                 conn.executemany(_INSERT, rows[:-1])
             # rowids are max+1 under the write lock: the batch's positions end at the last row's
             last = conn.execute(_INSERT, rows[-1]).lastrowid
-            conn.execute(_INSERT_COMMAND, command)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        return last
-
-    def insert_rows(self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
-        """Insert prepared rows (an import) in one transaction."""
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.executemany(_INSERT, rows)
             conn.executemany(_INSERT_COMMAND, commands)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        return list(range(last - len(rows) + 1, last + 1))
+
+    def bulk(self, conn: Any, _more: Any) -> "_Bulk":
+        return _Bulk(conn)
+
+    def query_with_horizon(self, conn: Any, sql: str, params: dict[str, Any]) -> tuple[int, list[Sequence[Any]]]:
+        return UNBOUNDED, conn.execute(sql, params).fetchall()
 
     def query(self, conn: Any, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
         return conn.execute(sql, params).fetchall()
+
+
+class _Bulk:
+    """One write transaction fed in batches (an import)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        conn.execute("BEGIN IMMEDIATE")
+
+    def write(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
+        self.conn.executemany(_INSERT, rows)
+        self.conn.executemany(_INSERT_COMMAND, commands)
+
+    def commit(self) -> None:
+        self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")

@@ -8,14 +8,14 @@ upcasting), so their msgpack bytes, and so the hash chain, are rebuilt exactly.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime, timezone
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator
 
 import msgspec
 
 from kartludo.events.base import UndecodableEvent, UnknownEventType, decode
 from kartludo.store.eventstore import GENESIS, EventStore, chain_hash
+from kartludo.store.database import first_line
 from kartludo.store.errors import ImportRefused
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -55,35 +55,44 @@ def parse_us(text: str) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+#: rows per page read (export) or per batch written (import): what bounds the memory
+BATCH = 5000
+#: present events compared against the database per query (import)
+_COMPARE = 500
+_COLS = (
+    "position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, prev_hash, hash"
+)
+
+
 def _export_rows(store: EventStore, stream_id: str | None) -> Iterator[tuple]:
-    cols = (
-        "position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, "
-        "prev_hash, hash"
-    )
-    last = 0
+    """Settled rows in global order (or one stream's, by version), page by page."""
+    if stream_id is None:
+        sql = (f"SELECT {_COLS} FROM events WHERE position > :k AND {store.settled_condition} "
+               "ORDER BY position LIMIT :n")
+        key = 0
+    else:  # a stream's positions grow with its versions: page by the (stream, version) index
+        sql = f"SELECT {_COLS} FROM events WHERE stream_id = :s AND version > :k ORDER BY version LIMIT :n"
+        key = 0
     while True:
-        if stream_id is None:
-            rows = store._query(f"SELECT {cols} FROM events WHERE position > :p ORDER BY position LIMIT 5000", p=last)
-        else:
-            rows = store._query(
-                f"SELECT {cols} FROM events WHERE stream_id = :s AND position > :p ORDER BY position LIMIT 5000",
-                s=stream_id,
-                p=last,
-            )
+        rows = store._query(sql, s=stream_id, k=key, n=BATCH) if stream_id else store._query(sql, k=key, n=BATCH)
         if not rows:
             return
         yield from rows
-        last = rows[-1][0]
+        key = rows[-1][0] if stream_id is None else rows[-1][2]
 
 
 def export_events(store: EventStore, out: IO[bytes], stream_id: str | None = None) -> int:
-    """Write the log (or one stream) in global order; returns the number of lines."""
+    """Write the log (or one stream) in global order, a page at a time; returns the
+    number of lines. Everything committed before the call is included once settled
+    (``EventStore.settle``); what is still unsettled when a page is read is not."""
+    if stream_id is None:
+        store.settle()
     n = 0
+    encode = _line_encoder.encode
     for _pos, sid, ver, tag, sv, payload, rec, actor, cid, prev, digest in _export_rows(store, stream_id):
         line = Line(sid, ver, tag, sv, format_us(rec), actor, cid, bytes(prev).hex(), bytes(digest).hex(),
                     _raw.decode(payload))
-        out.write(_line_encoder.encode(line))
-        out.write(b"\n")
+        out.write(encode(line) + b"\n")
         n += 1
     return n
 
@@ -95,91 +104,164 @@ class ImportSummary(msgspec.Struct):
     streams: int
 
 
-def _parse(lines: Iterable[bytes]) -> list[tuple[int, tuple]]:
-    """Every line checked on its own: shape, known type, decodable payload, own hash."""
-    rows = []
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            line = _line_decoder.decode(raw)
-        except msgspec.DecodeError as exc:
-            raise ImportRefused(f"line {number}: not an exported event: {exc}") from None
-        try:
-            payload = _packer.encode(line.payload)
-            decode(line.type, line.schema_version, payload)
-            recorded = parse_us(line.recorded_at)
-            prev, digest = bytes.fromhex(line.prev_hash), bytes.fromhex(line.hash)
-        except (UnknownEventType, UndecodableEvent) as exc:
-            raise ImportRefused(f"line {number}: {exc}") from None
-        except ValueError as exc:
-            raise ImportRefused(f"line {number}: {exc}") from None
-        expected = chain_hash(
-            prev, line.stream_id, line.version, line.type, line.schema_version, recorded, line.actor,
-            line.command_id, payload,
+def _parse(number: int, raw: bytes) -> tuple:
+    """One line checked on its own: shape, known type, decodable payload, own hash.
+    Returns the row as stored."""
+    try:
+        line = _line_decoder.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise ImportRefused(f"line {number}: not an exported event: {exc}") from None
+    try:
+        payload = _packer.encode(line.payload)
+        decode(line.type, line.schema_version, payload)
+        recorded = parse_us(line.recorded_at)
+        prev, digest = bytes.fromhex(line.prev_hash), bytes.fromhex(line.hash)
+    except (UnknownEventType, UndecodableEvent) as exc:
+        raise ImportRefused(f"line {number}: {exc}") from None
+    except ValueError as exc:
+        raise ImportRefused(f"line {number}: {exc}") from None
+    expected = chain_hash(
+        prev, line.stream_id, line.version, line.type, line.schema_version, recorded, line.actor,
+        line.command_id, payload,
+    )
+    if expected != digest:
+        raise ImportRefused(
+            f"line {number}: hash does not match the content of {line.stream_id} version {line.version}"
         )
-        if expected != digest:
+    return (line.stream_id, line.version, line.type, line.schema_version, payload, recorded, line.actor,
+            line.command_id, prev, digest)
+
+
+class _Stream:
+    """What the import knows of one stream: the database's version when first seen,
+    the file's last line, and the command run in progress."""
+
+    __slots__ = ("held", "version", "digest", "command", "first_new", "last_new")
+
+    def __init__(self, held: int) -> None:
+        self.held = held
+        self.version = 0
+        self.digest = GENESIS
+        self.command: str | None = None
+        self.first_new = 0
+        self.last_new = 0
+
+
+class _Import:
+    """The single pass of an import: each line checked, linked to its stream, and
+    either compared with the stored event or queued for the transaction."""
+
+    def __init__(self, store: EventStore, write: Callable[[list[tuple], list[tuple]], None]) -> None:
+        self.store = store
+        self.write = write
+        self.streams: dict[str, _Stream] = {}
+        self.rows: list[tuple] = []
+        self.commands: list[tuple] = []
+        self.compare: list[tuple[int, str, int, bytes]] = []
+        self.lines = self.imported = self.present = 0
+
+    def line(self, number: int, raw: bytes) -> None:
+        row = _parse(number, raw)
+        self.lines += 1
+        sid, version, prev, digest, command = row[0], row[1], row[8], row[9], row[7]
+        stream = self.streams.get(sid)
+        if stream is None:
+            stream = self.streams[sid] = self._first(number, sid, version, prev)
+        elif version != stream.version + 1:
+            raise ImportRefused(f"line {number}: {sid} version {version} where {stream.version + 1} was expected")
+        elif prev != stream.digest:
+            raise ImportRefused(f"line {number}: {sid} version {version} does not link to the previous hash")
+        stream.version, stream.digest = version, digest
+        if version <= stream.held:
+            self.present += 1
+            self.compare.append((number, sid, version, digest))
+            if len(self.compare) >= _COMPARE:
+                self._compare()
+            return
+        if command != stream.command:
+            self._close_run(sid, stream)
+            stream.command, stream.first_new = command, version
+        stream.last_new = version
+        self.rows.append(row)
+        if len(self.rows) >= BATCH:
+            self._flush()
+
+    def finish(self) -> ImportSummary:
+        for sid, stream in self.streams.items():
+            self._close_run(sid, stream)
+        self._compare()
+        self._flush()
+        return ImportSummary(self.lines, self.imported, self.present, len(self.streams))
+
+    def _first(self, number: int, sid: str, version: int, prev: bytes) -> _Stream:
+        """A stream's first line in the file links to the target's event before it, or
+        to genesis."""
+        held = self.store.stream_version(sid)
+        if version == 1:
+            link = GENESIS
+        elif version - 1 <= held:
+            link = self._stored_hashes([(sid, version - 1)])[(sid, version - 1)]
+        else:
             raise ImportRefused(
-                f"line {number}: hash does not match the content of {line.stream_id} version {line.version}"
+                f"line {number}: {sid} starts at version {version} but the database has no version {version - 1}"
             )
-        rows.append(
-            (number, (line.stream_id, line.version, line.type, line.schema_version, payload, recorded, line.actor,
-                      line.command_id, prev, digest))
+        if prev != link:
+            raise ImportRefused(f"line {number}: {sid} version {version} does not link to the previous hash")
+        stream = _Stream(held)
+        stream.version, stream.digest = version - 1, link
+        return stream
+
+    def _close_run(self, sid: str, stream: _Stream) -> None:
+        """A command's new events on a stream are one run of versions: one command record."""
+        if stream.command is not None:
+            self.commands.append((sid, stream.command, stream.first_new, stream.last_new))
+            stream.command = None
+
+    def _compare(self) -> None:
+        """Events the database already holds must be the very same (same hash)."""
+        if not self.compare:
+            return
+        stored = self._stored_hashes([(sid, version) for _, sid, version, _ in self.compare])
+        for number, sid, version, digest in self.compare:
+            if stored.get((sid, version)) != digest:
+                raise ImportRefused(f"line {number}: {sid} version {version} differs from the event already stored")
+        self.compare = []
+
+    def _stored_hashes(self, keys: list[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
+        values = ", ".join(f"(:s{i}, :v{i})" for i in range(len(keys)))
+        params: dict[str, Any] = {}
+        for i, (sid, version) in enumerate(keys):
+            params[f"s{i}"], params[f"v{i}"] = sid, version
+        rows = self.store._query(
+            f"SELECT e.stream_id, e.version, e.hash FROM (VALUES {values}) AS k "
+            "JOIN events e ON e.stream_id = k.column1 AND e.version = k.column2",
+            **params,
         )
-    return rows
+        return {(r[0], r[1]): bytes(r[2]) for r in rows}
+
+    def _flush(self) -> None:
+        if self.rows or self.commands:
+            self.write(self.rows, self.commands)
+            self.imported += len(self.rows)
+            self.rows, self.commands = [], []
 
 
 def import_events(store: EventStore, lines: Iterable[bytes]) -> ImportSummary:
     """Append an exported file into ``store`` in one transaction, or nothing at all.
 
     Each stream in the file must continue the target's stream (or repeat events it
-    already holds, which are skipped): versions consecutive, every hash linked.
+    already holds, which are skipped): versions consecutive, every hash linked. The
+    file is read once, line by line, and written in batches: memory stays bounded by
+    the number of streams, not the number of events.
     """
-    parsed = _parse(lines)
-    by_stream: dict[str, list[tuple[int, tuple]]] = defaultdict(list)
-    for number, row in parsed:
-        by_stream[row[0]].append((number, row))
-    new_rows: list[tuple[int, tuple]] = []
-    present = 0
-    for sid, items in by_stream.items():
-        existing = {
-            r[0]: bytes(r[1])
-            for r in store._query("SELECT version, hash FROM events WHERE stream_id = :s", s=sid)
-        }
-        expect_prev: bytes | None = None
-        expect_version: int | None = None
-        for number, row in items:
-            version, prev, digest = row[1], row[8], row[9]
-            if expect_version is not None and version != expect_version:
-                raise ImportRefused(f"line {number}: {sid} version {version} where {expect_version} was expected")
-            if expect_prev is None:  # the stream's first line in the file links to the target or to genesis
-                link = GENESIS if version == 1 else existing.get(version - 1)
-                if link is None:
-                    raise ImportRefused(
-                        f"line {number}: {sid} starts at version {version} but the database has no version {version - 1}"
-                    )
-                expect_prev = link
-            if prev != expect_prev:
-                raise ImportRefused(f"line {number}: {sid} version {version} does not link to the previous hash")
-            held = existing.get(version)
-            if held is not None:
-                if held != digest:
-                    raise ImportRefused(
-                        f"line {number}: {sid} version {version} differs from the event already stored"
-                    )
-                present += 1
-            else:
-                new_rows.append((number, row))
-            expect_prev, expect_version = digest, version + 1
-    new_rows.sort(key=lambda item: item[0])  # keep the file's (global) order
-    rows = [row for _, row in new_rows]
-    commands: dict[tuple[str, str], list[int]] = {}
-    for row in rows:
-        span = commands.setdefault((row[0], row[7]), [row[1], row[1]])
-        span[0], span[1] = min(span[0], row[1]), max(span[1], row[1])
-    if rows:
+    with store.bulk_writer() as write:
+        run = _Import(store, write)
         try:
-            store.insert_rows(rows, [(s, c, a, b) for (s, c), (a, b) in commands.items()])
+            for number, raw in enumerate(lines, 1):
+                if raw.strip():
+                    run.line(number, raw)
+            return run.finish()
         except store.integrity_error as exc:
-            raise ImportRefused(f"the database changed or already holds these command ids: {exc}") from None
-    return ImportSummary(len(parsed), len(rows), present, len(by_stream))
+            raise ImportRefused(
+                f"the database changed or already holds these command ids: {first_line(exc)}"
+            ) from None

@@ -7,6 +7,7 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from kartludo.cli.main import COMMANDS, cli
+from kartludo.store.schema import SCHEMA_REVISION
 
 
 def run(url, *args, input=None):

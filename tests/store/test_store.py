@@ -84,10 +84,16 @@ def test_multi_stream_append_is_applied_once_per_command_id(store):
     batches = [("series-s", notes(1), 0), ("match-c", notes(1, 2), 0)]
     first = store.append_together(batches, command_id="create-1")
     assert [a.duplicate for a in first] == [False, False]
-    assert [a.positions for a in first] == [[1], [2, 3]]
+    # one transaction: contiguous positions in batch order (1, 2, 3 on an empty SQLite
+    # store; on PostgreSQL they start at the transaction's id << 16)
+    start = first[0].positions[0]
+    assert [a.positions for a in first] == [[start], [start + 1, start + 2]]
+    assert [r.position for r in store.iter_all(0)] == [start, start + 1, start + 2]
+    if store.backend == "sqlite":
+        assert start == 1
     again = store.append_together(batches, command_id="create-1")
     assert [a.duplicate for a in again] == [True, True]
-    assert [a.positions for a in again] == [[1], [2, 3]] and store.count_events() == 3
+    assert [a.positions for a in again] == [[start], [start + 1, start + 2]] and store.count_events() == 3
     with pytest.raises(ConcurrencyConflict):  # another command on a stream that moved on
         store.append_together(batches, command_id="create-2")
     assert store.count_events() == 3
@@ -97,6 +103,7 @@ def test_read_all_is_global_order(store):
     store.append("a", notes(1), 0)
     store.append("b", notes(2, 3), 0)
     store.append("a", notes(4), 1)
+    assert store.settle()  # PostgreSQL: wait for transactions older than these appends
     all_ = store.read_all(0, 100)
     assert [r.event.n for r in all_] == [1, 2, 3, 4]
     assert [r.position for r in all_] == sorted(r.position for r in all_)

@@ -112,6 +112,9 @@ class _Bulk:
     """One transaction fed in batches (an import). Its first 2**16 rows take positions
     from its own transaction id; each further block from ``more``."""
 
+    #: rows placed per block of positions (at most 2**16; smaller in tests)
+    block = 1 << POSITION_ROW_BITS
+
     def __init__(self, conn: Any, more: Callable[[], int]) -> None:
         self.conn = conn
         self.more = more
@@ -119,13 +122,13 @@ class _Bulk:
             cur.execute("BEGIN")
             cur.execute(_XID)
             self.next = cur.fetchone()[0] << POSITION_ROW_BITS
-        self.left = 1 << POSITION_ROW_BITS
+        self.left = self.block
 
     def write(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
         placed = []
         for row in rows:
             if not self.left:
-                self.next, self.left = self.more(), 1 << POSITION_ROW_BITS
+                self.next, self.left = self.more(), self.block
             placed.append((self.next, *row))
             self.next += 1
             self.left -= 1

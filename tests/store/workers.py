@@ -54,3 +54,56 @@ def follow(url: str, seconds: float, queue) -> None:
         seen.append(rec.position)
     store.close()
     queue.put(seen)
+
+
+def append_threads(url: str, writer: int, threads: int, each: int) -> None:
+    """Several threads of one process append to streams of their own at once (one to
+    three events per append, now and then two streams in one transaction)."""
+    import threading
+
+    store = EventStore.open(url, create=False)
+    errors: list[BaseException] = []
+
+    def run(t: int) -> None:
+        versions = [0, 0, 0]
+        try:
+            for i in range(each):
+                k = i % 3
+                events = [Noted(n=i * 10 + j) for j in range(1 + i % 3)]
+                if i % 7 == 6:
+                    other = (k + 1) % 3
+                    store.append_together([(f"p{writer}t{t}-{k}", events, versions[k]),
+                                           (f"p{writer}t{t}-{other}", [Noted(n=-i)], versions[other])])
+                    versions[other] += 1
+                else:
+                    store.append(f"p{writer}t{t}-{k}", events, versions[k])
+                versions[k] += len(events)
+        except BaseException as exc:  # noqa: BLE001 - reported through the exit code
+            errors.append(exc)
+
+    workers_ = [threading.Thread(target=run, args=(t,)) for t in range(threads)]
+    for w in workers_:
+        w.start()
+    for w in workers_:
+        w.join()
+    store.close()
+    if errors:
+        raise errors[0]
+
+
+def follow_until(url: str, expected: int, seconds: float, queue) -> None:
+    """Follow the global order until ``expected`` events were seen (or time runs out),
+    reporting every position seen, in the order seen."""
+    store = EventStore.open(url, create=False)
+    seen: list[int] = []
+    last = 0
+    deadline = time.monotonic() + seconds
+    while len(seen) < expected and time.monotonic() < deadline:
+        batch = store.read_all(last, 200)
+        seen.extend(rec.position for rec in batch)
+        if batch:
+            last = batch[-1].position
+        else:
+            time.sleep(0.001)
+    store.close()
+    queue.put(seen)

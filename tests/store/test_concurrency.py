@@ -1,0 +1,250 @@
+"""Concurrent appends, gap-safe followers and the connection pool, on every backend
+(the PostgreSQL-only tests hold a transaction open by hand)."""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import threading
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from kartludo.store import EventStore, ImportRefused
+from kartludo.store.integrity import verify
+from kartludo.store.transfer import export_events, import_events
+
+from sample_events import Noted
+import workers
+
+fork = multiprocessing.get_context("fork")
+
+
+def notes(*ns: int) -> list[Noted]:
+    return [Noted(n=n) for n in ns]
+
+
+def all_positions(store: EventStore) -> list[int]:
+    """Every stored position, settled or not (not a follower's read)."""
+    with store.engine.connect() as conn:
+        return [r[0] for r in conn.execute(sa.text("SELECT position FROM events ORDER BY position"))]
+
+
+def test_a_follower_never_skips_an_event_while_processes_and_threads_append_to_many_streams(store, db_url):
+    processes, threads, each = 3, 4, 40
+    per_thread = sum(1 + i % 3 + (1 if i % 7 == 6 else 0) for i in range(each))
+    expected = processes * threads * per_thread
+    queue = fork.Queue()
+    follower = fork.Process(target=workers.follow_until, args=(db_url, expected, 180.0, queue))
+    follower.start()
+    writers = [fork.Process(target=workers.append_threads, args=(db_url, w, threads, each)) for w in range(processes)]
+    for p in writers:
+        p.start()
+    for p in writers:
+        p.join(timeout=180)
+        assert p.exitcode == 0
+    seen = queue.get(timeout=180)
+    follower.join(timeout=30)
+    table = all_positions(store)
+    assert len(table) == expected
+    assert seen == table  # every event, once, in global order: none skipped though many committed late
+    assert [r.position for r in store.iter_all(0)] == table
+    assert verify(store).ok
+
+
+def test_threads_that_come_and_go_give_their_connections_back(store):
+    """A worker thread that ends keeps no connection: hundreds of short-lived threads
+    (as a server's thread pool churns) never exhaust the pool."""
+    store.append("s", notes(1), 0)
+
+    def work(i: int) -> None:
+        store.read_stream("s")
+        store.append(f"t{i}", notes(i), 0)
+
+    for start in range(0, 300, 30):
+        batch = [threading.Thread(target=work, args=(i,)) for i in range(start, start + 30)]
+        for t in batch:
+            t.start()
+        for t in batch:
+            t.join()
+    assert store.engine.pool.checkedout() == 0
+    assert store.count_events() == 301 and store.stream_version("t299") == 1
+
+
+def test_close_closes_every_connection(db_url):
+    """close() leaves nothing open, whichever threads used the store."""
+    app = f"kt_close_{uuid.uuid4().hex[:8]}"
+    url = f"{db_url}&application_name={app}" if db_url.startswith("postgresql") else db_url
+    from kartludo.store.database import create_engine, upgrade
+
+    engine = create_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    store = EventStore.open(url)
+    barrier = threading.Barrier(8)
+
+    def work(i: int) -> None:
+        barrier.wait()
+        store.append(f"s{i}", notes(i), 0)
+        store.read_stream(f"s{i}")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.engine.pool.checkedout() == 0
+    store.close()
+    assert store.engine.pool.checkedin() == 0 and store.engine.pool.checkedout() == 0
+    if db_url.startswith("postgresql"):
+        import psycopg
+
+        from conftest import PG_URL
+
+        with psycopg.connect(PG_URL, autocommit=True) as admin:
+            left = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+                                 (app,)).fetchone()[0]
+        assert left == 0
+
+
+def test_import_is_one_transaction_however_many_batches(store, tmp_path, monkeypatch):
+    """A file written in many batches is still all or nothing: a bad last line leaves
+    the target empty; a good file arrives whole, in the source's order."""
+    import kartludo.store.transfer as transfer
+
+    monkeypatch.setattr(transfer, "BATCH", 7)
+    monkeypatch.setattr(transfer, "_COMPARE", 5)
+    for i in range(12):
+        store.append(f"match-{i % 4}", notes(i, i + 1), (i // 4) * 2, command_id=f"c{i}")
+    out = io.BytesIO()
+    assert export_events(store, out) == 24
+    lines = out.getvalue().splitlines()
+    target = EventStore.open(f"sqlite:///{tmp_path / 'other.db'}")
+    with pytest.raises(ImportRefused, match="line 24: not an exported event"):
+        import_events(target, [*lines[:-1], b"{broken"])
+    assert target.count_events() == 0
+    summary = import_events(target, lines)
+    assert (summary.lines, summary.imported, summary.already_present, summary.streams) == (24, 24, 0, 4)
+    again = io.BytesIO()
+    export_events(target, again)
+    assert again.getvalue() == out.getvalue()
+    assert target.find_command("match-1", "c5").first_version == 3  # command records kept per stream
+    # a second import compares every event in batches and writes nothing
+    assert import_events(target, lines).already_present == 24
+    target.close()
+
+
+def test_import_refuses_a_command_id_used_twice_on_a_stream(store, tmp_path):
+    """Two runs of one command id on one stream cannot both be recorded: the import
+    is refused as a whole (the duplicate is found only when written)."""
+    store.append("match-a", notes(1), 0, command_id="x")
+    store.append("match-a", notes(2), 1, command_id="y")
+    rows, _ = store._rows("match-a", notes(3), 2, "x", "", store.clock())
+    store.insert_rows(rows, [])  # a hand-made row: no store writes this
+    out = io.BytesIO()
+    export_events(store, out)
+    target = EventStore.open(f"sqlite:///{tmp_path / 'other.db'}")
+    with pytest.raises(ImportRefused, match="already holds these command ids"):
+        import_events(target, out.getvalue().splitlines())
+    assert target.count_events() == 0
+    target.close()
+
+
+# --- PostgreSQL: a transaction held open by hand ------------------------------------------
+
+
+def _late_writer(store: EventStore, url: str, stream: str):
+    """A connection that has begun writing ``stream`` (so holds a transaction id older
+    than any append after it) and has not committed."""
+    import psycopg
+
+    from kartludo.store.postgres import _INSERT, _INSERT_COMMAND
+
+    rows, _ = store._rows(stream, notes(7), 0, "late", "", store.clock())
+    conn = psycopg.connect(url.replace("postgresql+psycopg", "postgresql"))
+    conn.execute(_INSERT, (0, *rows[0]))
+    conn.execute(_INSERT_COMMAND, (stream, "late", 1, 1))
+    position = conn.execute("SELECT pg_current_xact_id()::text::bigint << 16").fetchone()[0]
+    return conn, position
+
+
+@pytest.mark.postgres
+def test_followers_stop_below_a_transaction_still_running(pg_url):
+    from kartludo.store.database import create_engine, upgrade
+
+    upgrade(create_engine(pg_url))
+    store = EventStore.open(pg_url)
+    store.append("a", notes(1), 0)
+    late, late_position = _late_writer(store, pg_url, "late")
+    after = [store.append(f"b{i}", notes(i), 0).positions[0] for i in range(3)]
+    assert min(after) > late_position  # appends that began later sort later...
+    assert store.horizon() <= late_position  # ...and wait behind the open transaction
+    assert not store.settle(timeout=0.2)
+    seen = store.read_all(0)
+    assert all(r.position < late_position for r in seen)  # nothing past it, though b0-b2 committed
+    late.commit()
+    late.close()
+    assert store.settle()
+    rest = store.read_all(seen[-1].position if seen else 0)
+    assert [r.stream_id for r in rest if r.stream_id != "a"] == ["late", "b0", "b1", "b2"]
+    store.close()
+
+
+@pytest.mark.postgres
+def test_token_index_never_skips_a_revocation_that_commits_late(pg_url):
+    """A token issued while an older transaction runs works at once; a revocation
+    committed by that older transaction afterwards still revokes it."""
+    import psycopg
+
+    from kartludo.app.tokens import TokenIndex, hash_token, issue, new_secret
+    from kartludo.events.tokens import TokenRevoked
+    from kartludo.store.database import create_engine, upgrade
+    from kartludo.store.postgres import _INSERT, _INSERT_COMMAND
+
+    upgrade(create_engine(pg_url))
+    store = EventStore.open(pg_url)
+    index = TokenIndex(store)
+    assert index.resolve(new_secret()) is None
+    secret_holder: list[str] = []
+    late = psycopg.connect(pg_url)
+    late.execute("SELECT pg_current_xact_id()")  # the older transaction takes its id first
+    secret_holder.append(issue(store, "td", label="mia"))
+    assert index.resolve(secret_holder[0]) is not None  # unsettled, yet usable at once
+    rows, _ = store._rows("tokens-late", [TokenRevoked(token_hash=hash_token(secret_holder[0]))], 0, "rv", "",
+                          store.clock())
+    late.execute(_INSERT, (0, *rows[0]))
+    late.execute(_INSERT_COMMAND, ("tokens-late", "rv", 1, 1))
+    late.commit()
+    late.close()
+    assert index.resolve(secret_holder[0]) is None
+    store.close()
+
+
+@pytest.mark.postgres
+def test_a_long_import_takes_more_blocks_of_positions(pg_url, tmp_path, monkeypatch):
+    """Past one block of positions an import takes another transaction id's block: the
+    import stays one transaction, in the file's order, and followers see it whole."""
+    from kartludo.store import postgres
+
+    source = EventStore.open(f"sqlite:///{tmp_path / 'source.db'}")
+    for i in range(30):
+        source.append(f"match-{i % 3}", notes(i, i + 1, i + 2), (i // 3) * 3)
+    out = io.BytesIO()
+    export_events(source, out)
+    source.close()
+    monkeypatch.setattr(postgres._Bulk, "block", 16)
+    from kartludo.store.database import create_engine, upgrade
+
+    upgrade(create_engine(pg_url))
+    store = EventStore.open(pg_url)
+    store.append("before", notes(0), 0)
+    assert import_events(store, out.getvalue().splitlines()).imported == 90
+    records = list(store.iter_all(0))
+    assert [r.stream_id for r in records[1:4]] == ["match-0", "match-0", "match-0"] and len(records) == 91
+    assert len({r.position >> 16 for r in records[1:]}) == 6  # 90 rows in blocks of 16
+    again = io.BytesIO()
+    export_events(store, again)
+    assert again.getvalue().split(b"\n", 1)[1] == out.getvalue()
+    assert verify(store).ok
+    store.close()

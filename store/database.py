@@ -30,7 +30,9 @@ POOL_OVERFLOW = 16
 POOL_TIMEOUT_S = 30
 
 
-_POOL: dict[str, Any] = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW, "pool_timeout": POOL_TIMEOUT_S}
+# LIFO: the connection used last is used next, so the fewest stay busy and warm
+_POOL: dict[str, Any] = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW, "pool_timeout": POOL_TIMEOUT_S,
+                         "pool_use_lifo": True}
 
 
 def pool_limit(engine: Engine) -> int:

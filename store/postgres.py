@@ -59,10 +59,14 @@ class PostgresDriver:
         writes open explicit transactions."""
         conn.autocommit = True
 
-    def leave(self, conn: Any) -> None:
-        """Back to the driver's default, as SQLAlchemy's own users of the pool expect."""
+    def reset(self, conn: Any) -> None:
+        """Between two store calls: no transaction left open."""
         if conn.pgconn.transaction_status != TransactionStatus.IDLE:
             conn.rollback()
+
+    def leave(self, conn: Any) -> None:
+        """Back to the driver's default, as SQLAlchemy's own users of the pool expect."""
+        self.reset(conn)
         conn.autocommit = False
 
     def write(

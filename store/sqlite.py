@@ -27,9 +27,12 @@ class SqliteDriver:
     def enter(self, conn: Any) -> None:
         """Nothing to set: the engine's connect hook already made the connection ours."""
 
-    def leave(self, conn: Any) -> None:
+    def reset(self, conn: Any) -> None:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
+
+    def leave(self, conn: Any) -> None:
+        self.reset(conn)
 
     def write(
         self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]], streams: list[str] | None

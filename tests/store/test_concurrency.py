@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import multiprocessing
 import threading
+import time
 import uuid
 
 import pytest
@@ -68,7 +69,8 @@ def test_threads_that_come_and_go_give_their_connections_back(store):
             t.start()
         for t in batch:
             t.join()
-    assert store.engine.pool.checkedout() == 0
+    assert store.connections_in_use() == 0
+    assert store.engine.pool.checkedout() <= 8  # at most the few the store keeps in hand
     assert store.count_events() == 301 and store.stream_version("t299") == 1
 
 
@@ -94,7 +96,7 @@ def test_close_closes_every_connection(db_url):
         t.start()
     for t in threads:
         t.join()
-    assert store.engine.pool.checkedout() == 0
+    assert store.connections_in_use() == 0
     store.close()
     assert store.engine.pool.checkedin() == 0 and store.engine.pool.checkedout() == 0
     if db_url.startswith("postgresql"):
@@ -102,9 +104,14 @@ def test_close_closes_every_connection(db_url):
 
         from conftest import PG_URL
 
+        deadline = time.monotonic() + 5  # a server process ends a moment after its client hung up
         with psycopg.connect(PG_URL, autocommit=True) as admin:
-            left = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
-                                 (app,)).fetchone()[0]
+            while True:
+                left = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+                                     (app,)).fetchone()[0]
+                if not left or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
         assert left == 0
 
 

@@ -1,0 +1,345 @@
+"""Scaling benchmark: what grows with clients and with history, against a baseline.
+
+One run prints, on each backend (SQLite in a temporary folder; PostgreSQL in fresh
+temporary databases, skipped if unreachable), figures for this tree and for a
+baseline tree (``--baseline REF``, default the commit before the concurrent-append
+work, extracted with ``git archive``; ``--no-baseline`` skips it), each measured in a
+fresh process and alternated so that machine noise hits both alike:
+
+* clients: commands/s of the in-process match loop of ``bench/service.py`` (N threads
+  sharing one ``EventStore``: create, deal, legal, act) and appends/s of bare
+  ``EventStore.append`` (N threads, three events per append, each to its own
+  streams), at 1, 16 and 64 clients. Ratios: this / baseline at each N, and 64 / 16.
+* history: a synthetic log of 10^4 and 10^6 events (Uxinjo-like events in 80-event
+  streams, one command each, streams interleaved) written as an export file, then
+  ``import``, ``export`` and ``verify`` (hash chains and payload decoding), each in its
+  own process: seconds, events/s and peak RSS. Growth = time per event at the large
+  size / time per event at the small size (1.0 = linear).
+
+    python bench/scaling.py [--clients 1,16,64] [--seconds 10] [--sizes 10000,1000000]
+                            [--baseline REF | --no-baseline] [--pg URL | --no-pg]
+                            [--skip-clients] [--skip-history]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+#: the tree before PostgreSQL appends ran concurrently (the store as issue 17 found it)
+DEFAULT_BASELINE = "6fe6018"
+LAYERS = ("app", "cli", "engine", "events", "projections", "service", "store", "web")
+
+
+# --- child processes -------------------------------------------------------------------
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child_commands(url: str, clients: int, seconds: float) -> dict:
+    sys.path.insert(0, HERE)
+    from service import bench_inproc  # bench/service.py: the same loop as the HTTP benchmark
+
+    args = argparse.Namespace(clients=clients, seconds=seconds, max_deals=3, max_commands=2000)
+    stats, elapsed = bench_inproc(url, args)
+    return {"rate": stats.accepted / elapsed, "other": dict(stats.other)}
+
+
+def child_appends(url: str, clients: int, seconds: float) -> dict:
+    from kartludo.events.uxinjo import Drew
+    from kartludo.store import EventStore
+    from kartludo.store.database import create_engine, upgrade
+
+    upgrade(create_engine(url))
+    store = EventStore.open(url)
+    counts = [0] * clients
+    deadline = time.perf_counter() + seconds
+    errors: list[str] = []
+
+    def run(i: int) -> None:
+        versions: dict[str, int] = {}
+        n = 0
+        try:
+            while time.perf_counter() < deadline:
+                sid = f"bench-{i}-{n % 20}"
+                v = versions.get(sid, 0)
+                store.append(sid, [Drew(seat=k, card="R7") for k in range(3)], v, actor="bench")
+                versions[sid] = v + 3
+                n += 1
+        except Exception as exc:  # noqa: BLE001 - reported, not hidden
+            errors.append(f"{type(exc).__name__}: {exc}")
+        counts[i] = n
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    store.close()
+    return {"rate": sum(counts) / elapsed, "other": {e: 1 for e in errors[:3]}}
+
+
+def child_history(op: str, url: str, path: str) -> dict:
+    from kartludo.store import EventStore
+
+    store = EventStore.open(url)
+    t0 = time.perf_counter()
+    if op == "import":
+        from kartludo.store.transfer import import_events
+
+        with open(path, "rb") as f:
+            n = import_events(store, f).imported
+    elif op == "export":
+        from kartludo.store.transfer import export_events
+
+        with open(path, "wb") as out:
+            n = export_events(store, out)
+    else:
+        from kartludo.store.integrity import verify
+
+        report = verify(store)
+        assert report.ok, report.problems
+        n = report.events
+    elapsed = time.perf_counter() - t0
+    store.close()
+    return {"seconds": elapsed, "events": n, "rss_mb": peak_rss_mb()}
+
+
+def child_main(argv: list[str]) -> None:
+    kind, *rest = argv
+    if kind == "commands":
+        out = child_commands(rest[0], int(rest[1]), float(rest[2]))
+    elif kind == "appends":
+        out = child_appends(rest[0], int(rest[1]), float(rest[2]))
+    else:
+        out = child_history(rest[0], rest[1], rest[2])
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+# --- the parent --------------------------------------------------------------------------
+class Trees:
+    """This tree and the baseline's, as PYTHONPATH values for a child process."""
+
+    def __init__(self, tmp: str, baseline: str | None) -> None:
+        self.paths: dict[str, str | None] = {"this": None}
+        if baseline:
+            src = os.path.join(tmp, "baseline-src")
+            pkg = os.path.join(tmp, "baseline-pkg", "kartludo")
+            os.makedirs(src)
+            os.makedirs(pkg)
+            archive = subprocess.run(["git", "-C", ROOT, "archive", baseline], check=True, capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
+            for layer in LAYERS:  # the import package `kartludo` is the layers side by side
+                os.symlink(os.path.join(src, layer), os.path.join(pkg, layer))
+            self.paths["baseline"] = os.path.dirname(pkg)
+
+    def names(self) -> list[str]:
+        return list(self.paths)
+
+
+def run_child(trees: Trees, tree: str, *args: str, timeout: float = 3600) -> dict:
+    env = dict(os.environ)
+    if trees.paths[tree]:
+        env["PYTHONPATH"] = trees.paths[tree] + os.pathsep + env.get("PYTHONPATH", "")
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "_child", *args], env=env,
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"{tree} {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
+
+
+class Databases:
+    """Fresh databases on one backend: files in a folder, or PostgreSQL databases."""
+
+    def __init__(self, backend: str, tmp: str, pg: str) -> None:
+        self.backend, self.tmp, self.pg = backend, tmp, pg
+        self.made: list[str] = []
+
+    def fresh(self) -> str:
+        name = f"kartludo_bench_sc_{os.getpid()}_{len(self.made)}"
+        self.made.append(name)
+        if self.backend == "sqlite":
+            return f"sqlite:///{os.path.join(self.tmp, name + '.db')}"
+        import psycopg
+
+        with psycopg.connect(self.pg, autocommit=True, connect_timeout=5) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            admin.execute(f"CREATE DATABASE {name}")
+        return self.pg.rsplit("/", 1)[0] + "/" + name
+
+    def drop_all(self) -> None:
+        if self.backend == "sqlite":
+            for name in self.made:
+                for suffix in ("", "-wal", "-shm"):
+                    path = os.path.join(self.tmp, name + ".db" + suffix)
+                    if os.path.exists(path):
+                        os.remove(path)
+        else:
+            import psycopg
+
+            with psycopg.connect(self.pg, autocommit=True, connect_timeout=5) as admin:
+                for name in self.made:
+                    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self.made = []
+
+
+def upgraded(trees: Trees, tree: str, url: str) -> str:
+    """``url`` migrated by ``tree``'s own migrations (in a child process)."""
+    env = dict(os.environ)
+    if trees.paths[tree]:
+        env["PYTHONPATH"] = trees.paths[tree] + os.pathsep + env.get("PYTHONPATH", "")
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    code = ("import sys; from kartludo.store.database import create_engine, upgrade; "
+            "e = create_engine(sys.argv[1]); upgrade(e); e.dispose()")
+    subprocess.run([sys.executable, "-c", code, url], env=env, check=True, cwd=ROOT)
+    return url
+
+
+def bench_clients(backend: str, dbs: Databases, trees: Trees, clients: list[int], seconds: float) -> None:
+    for kind, unit in (("appends", "appends/s"), ("commands", "commands/s")):
+        rates: dict[tuple[str, int], float] = {}
+        for n in clients:
+            order = trees.names() if n % 2 else list(reversed(trees.names()))
+            for tree in order:
+                url = dbs.fresh()
+                result = run_child(trees, tree, kind, url, str(n), str(seconds))
+                dbs.drop_all()
+                rates[(tree, n)] = result["rate"]
+                extra = f"  other: {result['other']}" if result["other"] else ""
+                print(f"{backend:10} {kind:8} {tree:8} {n:3} clients {result['rate']:9,.0f} {unit}{extra}", flush=True)
+        for n in clients:
+            line = f"{backend:10} {kind:8} {n:3} clients  this {rates[('this', n)]:9,.0f} {unit}"
+            if ("baseline", n) in rates:
+                line += f"  baseline {rates[('baseline', n)]:9,.0f}  ratio {rates[('this', n)] / rates[('baseline', n)]:5.2f}"
+            print(line, flush=True)
+        if 16 in clients and 64 in clients:
+            line = f"{backend:10} {kind:8} 64 / 16 clients  this {rates[('this', 64)] / rates[('this', 16)]:5.2f}"
+            if ("baseline", 64) in rates:
+                line += f"  baseline {rates[('baseline', 64)] / rates[('baseline', 16)]:5.2f}"
+            print(line, flush=True)
+
+
+def write_log(path: str, events: int, per_stream: int = 80, active: int = 100) -> None:
+    """A valid export file: ``events`` Uxinjo-like events in streams of ``per_stream``,
+    ``active`` streams interleaved at a time, one command per event."""
+    import msgspec
+
+    from kartludo.events.uxinjo import Discarded, Drew
+    from kartludo.store.eventstore import GENESIS, chain_hash
+    from kartludo.store.transfer import Line, format_us
+
+    enc = msgspec.msgpack.Encoder()
+    json_line = msgspec.json.Encoder()
+    raw = msgspec.msgpack.Decoder()
+    cards = ["R1", "G5", "B7", "Y3", "R9", "G2"]
+    streams = [[k, 0, GENESIS] for k in range(active)]  # [stream number, version, head hash]
+    opened = active
+    t = 1_796_000_000_000_000
+    with open(path, "wb") as out:
+        for i in range(events):
+            stream = streams[i % active]
+            if stream[1] >= per_stream:  # this match ended: another one takes its place
+                stream[:] = [opened, 0, GENESIS]
+                opened += 1
+            number, version, prev = stream
+            version += 1
+            sid = f"bench-{number:07d}"
+            event = (Drew if version % 2 else Discarded)(seat=version % 3, card=cards[version % 6])
+            payload = enc.encode(event)
+            tag = type(event).type_tag()
+            cid = uuid.UUID(int=i).hex
+            t += 1000
+            digest = chain_hash(prev, sid, version, tag, 1, t, "bench", cid, payload)
+            out.write(json_line.encode(Line(sid, version, tag, 1, format_us(t), "bench", cid, prev.hex(),
+                                            digest.hex(), raw.decode(payload))) + b"\n")
+            stream[1], stream[2] = version, digest
+
+
+def bench_history(backend: str, dbs: Databases, trees: Trees, sizes: list[int], tmp: str, logs: dict[int, str]) -> None:
+    results: dict[tuple[str, str, int], dict] = {}
+    for size in sizes:
+        for tree in trees.names():
+            url = upgraded(trees, tree, dbs.fresh())
+            exported = os.path.join(tmp, f"export-{size}.jsonl")
+            for op, path in (("import", logs[size]), ("export", exported), ("verify", "-")):
+                r = results[(tree, op, size)] = run_child(trees, tree, "history", op, url, path)
+                print(f"{backend:10} {op:6} {tree:8} {size:>9,} events {r['seconds']:8.2f} s "
+                      f"{r['events'] / r['seconds']:10,.0f} ev/s  peak RSS {r['rss_mb']:7.0f} MB", flush=True)
+            os.remove(exported)
+            dbs.drop_all()
+    small, large = min(sizes), max(sizes)
+    if small == large:
+        return
+    for op in ("import", "export", "verify"):
+        for tree in trees.names():
+            a, b = results[(tree, op, small)], results[(tree, op, large)]
+            growth = (b["seconds"] / large) / (a["seconds"] / small)
+            print(f"{backend:10} {op:6} {tree:8} {small:,} -> {large:,} events: time per event x{growth:5.2f}, "
+                  f"peak RSS {a['rss_mb']:.0f} -> {b['rss_mb']:.0f} MB", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clients", default="1,16,64")
+    ap.add_argument("--seconds", type=float, default=10.0, help="per client-count run")
+    ap.add_argument("--sizes", default="10000,1000000", help="events in the synthetic logs")
+    ap.add_argument("--baseline", default=DEFAULT_BASELINE, help="git ref of the baseline tree")
+    ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--pg", default=os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test"))
+    ap.add_argument("--no-pg", action="store_true", help="SQLite only")
+    ap.add_argument("--pg-only", action="store_true", help="PostgreSQL only")
+    ap.add_argument("--skip-clients", action="store_true")
+    ap.add_argument("--skip-history", action="store_true")
+    args = ap.parse_args()
+    clients = [int(c) for c in args.clients.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = Trees(tmp, None if args.no_baseline else args.baseline)
+        print(f"trees: this ({ROOT})" + ("" if args.no_baseline else f", baseline {args.baseline}"), flush=True)
+        backends = [] if args.pg_only else ["sqlite"]
+        if not args.no_pg:
+            try:
+                import psycopg
+
+                psycopg.connect(args.pg, connect_timeout=5).close()
+                backends.append("postgresql")
+            except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
+                print(f"postgresql skipped: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        logs: dict[int, str] = {}
+        if not args.skip_history:
+            for size in sizes:
+                logs[size] = os.path.join(tmp, f"log-{size}.jsonl")
+                t0 = time.perf_counter()
+                write_log(logs[size], size)
+                print(f"wrote a {size:,}-event log ({os.path.getsize(logs[size]) / 1e6:,.0f} MB) in "
+                      f"{time.perf_counter() - t0:.1f} s", flush=True)
+        for backend in backends:
+            dbs = Databases(backend, tmp, args.pg)
+            try:
+                if not args.skip_clients:
+                    bench_clients(backend, dbs, trees, clients, args.seconds)
+                if not args.skip_history:
+                    bench_history(backend, dbs, trees, sizes, tmp, logs)
+            finally:
+                dbs.drop_all()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "_child":
+        child_main(sys.argv[2:])
+    else:
+        main()

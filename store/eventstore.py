@@ -10,8 +10,8 @@ calls. They come from the engine's bounded pool; the store keeps a few idle ones
 hand (a stack: the warmest first, a few microseconds cheaper than the pool's checkout),
 and ``close()`` closes them all.
 
-Global order: positions grow with the order in which appends *begin* writing, not the
-order in which they commit. On SQLite one writer at a time makes the two the same.
+Global order: positions grow with the order in which appending transactions began to
+write, not the order in which they commit. On SQLite one writer at a time makes the two the same.
 On PostgreSQL appends to different streams run concurrently, so a reader following
 the global order reads only *settled* positions: below the first position any
 still-running transaction could take (``horizon``). What it reads is then final —
@@ -118,8 +118,8 @@ def now_us() -> int:
     return time.time_ns() // 1000
 
 
-#: the most events one transaction may write (PostgreSQL positions keep 16 bits for
-#: the row within its transaction); imports commit in chunks below it
+#: the most events one append may write (PostgreSQL positions keep 16 bits for the row
+#: within its transaction; ``bulk_writer`` takes further blocks for an import)
 MAX_ROWS_PER_TRANSACTION = 1 << POSITION_ROW_BITS
 #: idle connections the store keeps in hand for its next calls, most recent first; the
 #: rest go back to the engine's pool (which bounds them all)

@@ -102,10 +102,8 @@ def test_close_closes_every_connection(db_url):
     if db_url.startswith("postgresql"):
         import psycopg
 
-        from conftest import PG_URL
-
         deadline = time.monotonic() + 5  # a server process ends a moment after its client hung up
-        with psycopg.connect(PG_URL, autocommit=True) as admin:
+        with psycopg.connect(db_url, autocommit=True) as admin:
             while True:
                 left = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
                                      (app,)).fetchone()[0]

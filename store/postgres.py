@@ -32,6 +32,7 @@ _POSITION = f"(pg_current_xact_id()::text::bigint << {POSITION_ROW_BITS}) + %s"
 _INSERT = f"INSERT INTO events (position, {_COLUMNS}) VALUES ({_POSITION}, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 _INSERT_AT = f"INSERT INTO events (position, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES (%s, %s, %s, %s)"
+_INSERT_COMMAND_XID = _INSERT_COMMAND + " RETURNING pg_current_xact_id()::text::bigint"
 _XID = "SELECT pg_current_xact_id()::text::bigint"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
 #: the first position a transaction still running could take (a scalar subquery, so
@@ -72,16 +73,22 @@ class PostgresDriver:
     def write(
         self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]], streams: list[str] | None
     ) -> list[int]:
-        # BEGIN, the inserts, COMMIT and the NOTIFYs go in one pipelined round trip.
+        # BEGIN, the inserts, COMMIT and the NOTIFYs go in one pipelined round trip; the
+        # last command record brings back the transaction id the positions came from.
         indexed = [(i, *row) for i, row in enumerate(rows)]
-        with conn.cursor() as cur, conn.cursor() as note:
+        with conn.cursor() as cur:
             with conn.pipeline():
                 with conn.transaction():
                     cur.executemany(_INSERT, indexed)
-                    cur.executemany(_INSERT_COMMAND, commands)
-                    cur.execute(_XID)
-                for stream in streams or (ANY_STREAM,):
-                    note.execute(_NOTIFY, (NOTIFY_CHANNEL, stream))
+                    if len(commands) > 1:
+                        cur.executemany(_INSERT_COMMAND, commands[:-1])
+                    if commands:
+                        cur.execute(_INSERT_COMMAND_XID, commands[-1])
+                    else:
+                        cur.execute(_XID)
+                with conn.cursor() as note:
+                    for stream in streams or (ANY_STREAM,):
+                        note.execute(_NOTIFY, (NOTIFY_CHANNEL, stream))
             base = cur.fetchone()[0] << POSITION_ROW_BITS
         return [base + i for i in range(len(rows))]
 

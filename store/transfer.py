@@ -69,16 +69,19 @@ def _export_rows(store: EventStore, stream_id: str | None) -> Iterator[tuple]:
     if stream_id is None:
         sql = (f"SELECT {_COLS} FROM events WHERE position > :k AND {store.settled_condition} "
                "ORDER BY position LIMIT :n")
-        key = 0
+        params: dict[str, Any] = {}
+        key_column = 0
     else:  # a stream's positions grow with its versions: page by the (stream, version) index
         sql = f"SELECT {_COLS} FROM events WHERE stream_id = :s AND version > :k ORDER BY version LIMIT :n"
-        key = 0
+        params = {"s": stream_id}
+        key_column = 2
+    key = 0
     while True:
-        rows = store._query(sql, s=stream_id, k=key, n=BATCH) if stream_id else store._query(sql, k=key, n=BATCH)
+        rows = store._query(sql, k=key, n=BATCH, **params)
         if not rows:
             return
         yield from rows
-        key = rows[-1][0] if stream_id is None else rows[-1][2]
+        key = rows[-1][key_column]
 
 
 def export_events(store: EventStore, out: IO[bytes], stream_id: str | None = None) -> int:

@@ -17,11 +17,12 @@ import msgspec
 
 from kartludo.app.errors import AmbiguousMatch, AppError, CommandConflict, TooMuchContention, UnknownMatch
 from kartludo.app.errors import UnknownPlayer, check_text
+from kartludo.app.fairness import committed, random_deck
 from kartludo.engine.base import ALL, PUBLIC, BadCommand, Command, Game, IllegalCommand, StartDeal, Viewer
 from kartludo.engine.base import parse_options, seeded_deck
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
-from kartludo.events.match import MatchClosed, MatchCreated, RulingAppealed, RulingDecided
+from kartludo.events.match import RANDOM_SHUFFLE, DealStarted, MatchClosed, MatchCreated, RulingAppealed, RulingDecided
 from kartludo.events.series import SeriesMatchAdded
 from kartludo.store import Appended, ConcurrencyConflict, EventStore, Recorded
 from kartludo.store.schema import CALLER_KEY_LENGTH
@@ -182,8 +183,6 @@ class MatchService:
         request = ("create", game.name, list(players) if players else None, seed,
                    sorted((options or {}).items()), series)
         resolved = parse_options(game, options or {})
-        if seed is None:
-            seed = int.from_bytes(os.urandom(4), "big")
         stored = scoped_command_id(caller, command_id, request) if command_id is not None else None
         if match_id is None:
             match_id = (hashlib.sha256(f"match:{stored[:CALLER_KEY_LENGTH]}".encode()).hexdigest()[:12]
@@ -314,7 +313,9 @@ class MatchService:
         self, match_id: str, deck: Sequence[str] | None = None, *, actor: str = "", command_id: str | None = None,
         caller: str = LOCAL_CALLER,
     ) -> Outcome:
-        """Start the next deal: with ``deck`` as entered (top first) or the match's seeded shuffle.
+        """Start the next deal: with ``deck`` as entered (top first), the match's seeded
+        shuffle, or (a match without a seed) a fresh shuffle from the OS CSPRNG. The
+        deal's event carries a fresh salt and the commitment to its deck (``fairness``).
 
         In a series past its deadline no deal starts: the match is closed instead
         (``MatchClosed``) and stands as scored after its last deal."""
@@ -339,10 +340,20 @@ class MatchService:
             if deck is not None:
                 return StartDeal(deck=tuple(deck))
             full = m.game.deck(m.created.options)
+            if m.created.seed is None:
+                return StartDeal(deck=random_deck(full), shuffle=RANDOM_SHUFFLE)
             order, shuffle = seeded_deck(full, m.created.seed, m.game.deal_number(m.state) + 1)
             return StartDeal(deck=order, shuffle=shuffle)
 
-        return self.execute(match.id, command, actor=actor, command_id=command_id, caller=caller, request=request)
+        def events(m: Match) -> list[Event]:
+            # raw: the engine decides the deal, the pipeline adds the salt and commitment
+            if m.closed:
+                raise AppError(f"match {m.id} was closed by its series deadline: it takes no more commands")
+            decided = m.game.decide(m.state, command(m))
+            return self._closing(m, [committed(e) if isinstance(e, DealStarted) else e for e in decided])
+
+        return self.execute(match.id, events, actor=actor, command_id=command_id, raw=True, caller=caller,
+                            request=request)
 
     def _deadline(self, match: Match) -> int | None:
         """The deadline of the match's series (microseconds), if it is in one."""
@@ -459,11 +470,16 @@ class MatchService:
             return ALL
         return PUBLIC if player is None else match.seat_of(player)
 
-    def state_json(self, match: Match, viewer: Viewer) -> dict[str, Any]:
+    def state_json(self, match: Match, viewer: Viewer, *, secrets: bool | None = None) -> dict[str, Any]:
+        """The match in ``viewer``'s view (``state --json``). ``seed`` is there only for a
+        reader who may see it (``secrets``; default: the every-hand view, a TD's, or
+        anyone once the match has ended); absent otherwise, even for a match without one."""
         view = match.game.view(match.state, viewer)
         if match.closed:  # finished by its series deadline: what a finished match shows (Uxinjo's mp)
             view = {**view, **match.game.closed_fields(match.state)}
-        return {
+        if secrets is None:
+            secrets = viewer == ALL or match.status == "finished"
+        out = {
             "match": match.id,
             "game": match.game.name,
             "status": match.status,
@@ -475,9 +491,11 @@ class MatchService:
                                                          "players")},
             "version": match.version,
             "ruleset": match.created.ruleset,
-            "seed": match.created.seed,
             "options": match.created.options,
         }
+        if secrets:
+            out["seed"] = match.created.seed
+        return out
 
     def legal(self, match: Match, player: str) -> list[Command]:
         return match.game.legal_commands(match.state, match.seat_of(player))

@@ -13,9 +13,10 @@ import msgspec
 
 from kartludo.app.errors import AppError
 from kartludo.app.matches import Match, describe, fold_records, step
+from kartludo.app.visibility import Reading
 from kartludo.engine.base import ALL, Game, Viewer
 from kartludo.events.base import Event, to_builtins
-from kartludo.events.match import DealStarted, MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
+from kartludo.events.match import DealStarted, MatchClosed, MatchCreated, Ruling
 from kartludo.store import Recorded
 from kartludo.store.transfer import format_us
 
@@ -53,20 +54,17 @@ class Replay(msgspec.Struct):
         applied = [event.rule] if isinstance(event, Ruling) else []
         return applied + list(getattr(event, "rulings", None) or [])
 
-    def event_json(self, k: int, viewer: Viewer) -> dict[str, Any]:
+    def event_json(self, k: int, viewer: Viewer, reading: Reading) -> dict[str, Any]:
+        """Step ``k``'s event in ``viewer``'s view, for the reader of ``reading`` (the
+        hash only where it commits to nothing hidden from them)."""
         rec = self.steps[k - 1].record
+        shown = reading.narrowed(rec, viewer)
         return {
             "position": rec.position, "stream_id": rec.stream_id, "version": rec.version, "type": rec.type,
             "schema_version": rec.schema_version, "recorded_at": format_us(rec.recorded_at_us),
-            "actor": rec.actor, "command_id": rec.command_id, "hash": rec.hash.hex(),
-            "payload": to_builtins(redact(self.game, rec.event, viewer)),
+            "actor": rec.actor, "command_id": rec.command_id, "hash": shown.hash,
+            "payload": to_builtins(shown.event),
         }
-
-
-def redact(game: Game[Any], event: Event, viewer: Viewer) -> Event:
-    if isinstance(event, (MatchClosed, RulingAppealed, RulingDecided, MatchCreated)):
-        return event
-    return game.redact(event, viewer)
 
 
 def is_ruling_or_settlement(event: Event) -> bool:

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from kartludo.cli.context import Env, echo_json, pass_env
+from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 
 
 def service(env: Env) -> Any:
@@ -43,7 +43,9 @@ def match() -> None:
 @click.argument("game")
 @click.option("--players", default="", help="Player names in seat order, comma-separated (a series match: "
               "default its next seat order).")
-@click.option("--seed", type=int, help="Seed of the match's shuffles (default: random, recorded).")
+@click.option("--seed", type=int, help="Seed of every deal's shuffle, for reproducible or duplicate play (a TD "
+              "secret until the match ends; pick a large random one). Default: no seed, every deal is shuffled "
+              "afresh by the OS's CSPRNG.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A rules option (repeatable).")
 @click.option("--series", help="Add the match to this series.")
 @click.option("--command-id", help="Idempotency key: a retried command with the same id is applied once.")
@@ -74,7 +76,8 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
 
 @match.command("deal")
 @click.argument("match_id", metavar="MATCH")
-@click.option("--deck", help='The deck as dealt, top first: "CARD CARD …" (default: the seeded shuffle).')
+@click.option("--deck", help='The deck as dealt, top first: "CARD CARD …" (default: the seeded shuffle, or a '
+              'fresh CSPRNG shuffle in a match without a seed).')
 @click.option("--by", "actor", default="table", show_default=True, help="Who started the deal (recorded).")
 @click.option("--command-id", help="Idempotency key.")
 @pass_env
@@ -82,7 +85,7 @@ def deal(env: Env, match_id: str, deck: str | None, actor: str, command_id: str 
     """Start the next deal of MATCH.
 
     Nothing is ever dealt automatically, so a physical deal can always be entered
-    with --deck.
+    with --deck. Every deal commits to its deck (see `match check`).
 
     \b
     Example:
@@ -97,6 +100,83 @@ def deal(env: Env, match_id: str, deck: str | None, actor: str, command_id: str 
     m = svc.load(mid, refresh=False)
     for line in describe_outcome(m, outcome, PUBLIC):
         click.echo(line)
+
+
+@match.command("check")
+@click.argument("match_id", metavar="MATCH")
+@click.option("--deal", type=click.IntRange(min=1), help="Only this deal (default: every deal).")
+@click.option("--server", metavar="URL", help="Read the match's public events from a kartludo server "
+              "(e.g. http://127.0.0.1:8000; no token needed) instead of the database.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_env
+def check(env: Env, match_id: str, deal: int | None, server: str | None, as_json: bool) -> None:
+    """Check that each deal of MATCH was played with the deck it committed to, from
+    public data only (what a reader without a token sees), as any player can.
+
+    A deal's event carries `commitment` = SHA-256 of "SALT:CARD CARD …" (its deck top
+    first). While the deal runs only the commitment is shown; once it has ended the
+    deck and the salt are public and this recomputes the hash. Exits 1 naming the
+    deal when they do not match.
+
+    \b
+    Example:
+        kartludo match check 3f9c --deal 2
+        kartludo match check 3f9c --server http://127.0.0.1:8000
+    """
+    from kartludo.app.fairness import check_public_deal, public_deal_payloads
+
+    if server:
+        mid, events = _public_events_over_http(server, match_id)
+    else:
+        from kartludo.app.visibility import read_match
+        from kartludo.engine.base import PUBLIC
+        from kartludo.events.base import to_builtins
+
+        svc = service(env)
+        mid = svc.resolve(match_id)
+        reading = read_match(mid, svc.records(mid), PUBLIC)
+        events = [{"type": sh.record.type, "payload": to_builtins(sh.event)} for sh in reading.shown]
+    deals = public_deal_payloads(events)
+    if deal is not None and deal not in deals:
+        known = ", ".join(map(str, deals)) or "none yet"
+        raise CommandError(f"match {mid} has no deal {deal} (deals: {known})")
+    checks = [check_public_deal(mid, deals[n]) for n in ([deal] if deal is not None else sorted(deals))]
+    if as_json:
+        echo_json(checks)
+    else:
+        if not checks:
+            click.echo(f"match {mid} has no deal yet")
+        for result in checks:
+            click.echo(str(result))
+    if any(c.status == "mismatch" for c in checks):
+        raise click.exceptions.Exit(1)
+
+
+def _public_events_over_http(server: str, match_id: str) -> tuple[str, list[dict[str, Any]]]:
+    """The match's id and events as a kartludo server shows them to a reader without a token."""
+    import json
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    base = server.rstrip("/")
+    if urllib.parse.urlsplit(base).scheme not in ("http", "https"):
+        raise CommandError(f"--server {server!r} is not an http:// or https:// URL")
+    url = f"{base}/matches/{urllib.parse.quote(match_id, safe='')}/events"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            events = json.load(resp)
+    except urllib.error.HTTPError as exc:
+        try:
+            reason = json.load(exc).get("error", exc.reason)
+        except (ValueError, AttributeError):
+            reason = exc.reason
+        raise CommandError(f"{url}: {exc.code} {reason}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise CommandError(f"cannot read {url}: {getattr(exc, 'reason', exc)}") from None
+    if not isinstance(events, list) or not events:
+        raise CommandError(f"{url} did not return a match's events")
+    return str(events[0].get("stream_id", match_id)).removeprefix("match-"), events
 
 
 @match.command("list")

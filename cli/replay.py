@@ -36,12 +36,16 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
     """
     from kartludo.app.matches import MatchService
     from kartludo.app.replay import Navigator, build
+    from kartludo.app.visibility import read_match
     from kartludo.engine.base import ALL
 
     svc = MatchService(env.store)
     mid = svc.resolve(match_id)
-    rep = build(mid, svc.records(mid), deal)
+    records = svc.records(mid)
+    rep = build(mid, records, deal)
     viewer = ALL if player is None else rep.match.seat_of(player)
+    # without --as: a TD's view (the seed too); --as: what that seat may see
+    reading = read_match(mid, records, viewer, td=player is None)
     count = len(rep.steps)
     if to is not None and to > count:
         raise CommandError(f"deal {rep.deal} has {count} steps, not {to}")
@@ -51,9 +55,9 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
         for k in wanted:
             m = rep.match
             view = svc.state_json(type(m)(m.id, m.game, m.created, rep.steps[k - 1].state, rep.steps[k - 1].record.version),
-                                  viewer)
+                                  viewer, secrets=reading.secrets_in(viewer))
             out.append({"step": k, "of": count, "description": rep.description(k, viewer),
-                        "event": rep.event_json(k, viewer), "state": view})
+                        "event": rep.event_json(k, viewer, reading), "state": view})
         echo_json(out[0] if to else out)
         return
     if interactive is None:

@@ -66,9 +66,11 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
 class StartDeal(Command, frozen=True, kw_only=True, tag="deal"):
     """Start the next deal with this deck order (top first).
 
-    The pipeline fills ``deck`` from the match's seeded shuffle when none is
-    entered by hand; ``shuffle`` then names that shuffle. ``seat`` is -1: a deal is
-    started by the table (or its TD), not by a seat.
+    The engine never shuffles: when no deck is entered by hand the pipeline fills
+    ``deck`` from the match's seeded shuffle (``shuffle`` then names it) or, in a
+    match without a seed, from the operating system's CSPRNG (``shuffle`` is
+    ``"random"``). ``seat`` is -1: a deal is started by the table (or its TD), not
+    by a seat.
     """
 
     seat: int = -1
@@ -154,7 +156,10 @@ def seeded_deck(full: Sequence[str], seed: int, deal: int) -> tuple[tuple[str, .
     """The match's seeded shuffle for its ``deal``-th deal, and the shuffle's name.
 
     ``random.Random`` seeded with a string is stable across platforms and Python
-    versions; the resulting order is recorded in the deal's event anyway.
+    versions; the resulting order is recorded in the deal's event anyway, and
+    ``kartludo verify`` checks it against this. Whoever knows the seed knows every
+    deal, so the seed and the name are TD secrets until the match has ended, and a
+    seed must be too large to search from a deal's public deck.
     """
     key = f"{seed}:{deal}"
     cards = list(full)

@@ -14,22 +14,48 @@ from kartludo.events.base import Event, register_union
 
 
 class MatchCreated(Event, frozen=True, kw_only=True, tag="match.created"):
+    """A match begins. ``seed`` (None: no seed) derives every deal's shuffle for
+    reproducible or duplicate play; it is a TD secret until the match has ended.
+    Without a seed each deal is shuffled afresh from the operating system's CSPRNG.
+
+    An older stored event always has a seed: a missing one decodes as None, so the
+    schema version stays 1.
+    """
+
     game: str
     ruleset: str
     players: list[str]
-    seed: int
+    seed: int | None = None
     options: dict[str, Any] = {}
     series: str | None = None
 
 
+#: ``DealStarted.shuffle`` of a deck shuffled by the operating system's CSPRNG
+RANDOM_SHUFFLE = "random"
+#: what a reader who may not see the seed is shown instead of a seeded shuffle's key
+SEEDED_SHUFFLE = "seeded"
+
+
 class DealStarted(Event, frozen=True, kw_only=True, tag="match.deal-started"):
     """A deal begins. ``deal`` counts every deal started in the match (redeals too);
-    ``shuffle`` names the seeded shuffle used, or is None for a deck entered by hand."""
+    ``shuffle`` names how the deck came about: the seeded shuffle's key
+    (``"SEED:DEAL"``, secret while the match runs), ``"random"`` (the CSPRNG) or None
+    (a deck entered by hand).
+
+    ``commitment`` is the SHA-256 (hex) of the text ``f"{salt}:{' '.join(deck)}"``
+    with ``salt`` 16 random bytes in hex, fresh for every deal: every seat sees it
+    while the deal runs, and once the deal has ended (deck and salt public) anyone
+    can check that the deck played is the deck committed to. Deals recorded before
+    commitments existed have empty ``salt`` and ``commitment`` (schema version 1
+    still: the fields have defaults).
+    """
 
     deal: int
     dealer: int
     deck: list[str]
     shuffle: str | None = None
+    salt: str = ""
+    commitment: str = ""
 
 
 class Ruling(Event, frozen=True, kw_only=True, tag="match.ruling"):

@@ -27,16 +27,17 @@ from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, TooMuchContention, UnknownMatch, UnknownPlayer
-from kartludo.app.matches import Match, MatchService, Outcome, describe, fold_records, list_matches, step
+from kartludo.app.matches import Match, MatchService, Outcome, describe, list_matches, step
 from kartludo.app.tokens import Principal, TokenIndex, reissue_seat_tokens, seat_tokens_stream, token_events
-from kartludo.engine.base import ALL, BadCommand, Game, IllegalCommand, Viewer
+from kartludo.app.visibility import Shown, deal_over, events_of, match_over, read_match, redact, sees_secrets
+from kartludo.engine.base import ALL, BadCommand, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
-from kartludo.events.match import DealStarted, MatchClosed
+from kartludo.events.match import MatchCreated
 from kartludo.service import schemas as s
 from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of
 from kartludo.service.limits import Limits, json_depth
 from kartludo.service.live import LiveHub, StreamSlots
-from kartludo.store import ConcurrencyConflict, EventStore, Recorded
+from kartludo.store import ConcurrencyConflict, EventStore
 from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
 from kartludo.store.transfer import format_us
 from kartludo.web import pages
@@ -83,49 +84,34 @@ def _services(request: Request[Any, Any, Any]) -> Services:
 
 
 # --- views ---------------------------------------------------------------------------
-def event_out(game: Game[Any], rec: Recorded, viewer: Viewer, description: str = "") -> s.EventOut:
-    from kartludo.app.replay import redact
-
+def event_out(shown: Shown, description: str = "") -> s.EventOut:
+    """A stored event as its reader may see it (``app.visibility``): hidden cards and
+    secrets removed, and the chain hash only where it commits to nothing hidden."""
+    rec = shown.record
     return s.EventOut(
         position=rec.position, version=rec.version, type=rec.type,
-        payload=to_builtins(redact(game, rec.event, viewer)), actor=rec.actor, command_id=rec.command_id,
+        payload=to_builtins(shown.event), actor=rec.actor, command_id=rec.command_id,
         recorded_at=format_us(rec.recorded_at_us), stream_id=rec.stream_id, schema_version=rec.schema_version,
-        hash=rec.hash.hex(), description=description,
+        hash=shown.hash, description=description,
     )
-
-
-def _last_deal_ended(match: Match) -> bool:
-    return match.closed or match.game.can_deal(match.state) or match.game.is_finished(match.state)
 
 
 def visible_events(svc: MatchService, match_id: str, viewer: Viewer, after: int = 0) -> list[s.EventOut]:
     """The match's events after global position ``after``, each in ``viewer``'s view
     with its one-line description; the events of a deal that has ended are public
-    (every hand)."""
+    (every hand), the seed only once the match has ended (or to a TD: ``ALL``)."""
     records = svc.records(match_id)
     if not records:
         raise UnknownMatch(f"no match {match_id!r}")
-    first = fold_records(match_id, records[:1])
-    game, players, state = first.game, first.players, first.state
-    wanted: list[tuple[Recorded, Any, int | None]] = []  # (record, state before it, its deal)
-    current = None
-    closed = False
-    for rec in records[1:]:
-        if isinstance(rec.event, DealStarted):
-            current = rec.event.deal
-        closed = closed or isinstance(rec.event, MatchClosed)
-        if rec.position > after:
-            wanted.append((rec, state, current))
-        state = step(game, state, rec.event)
-    last = current  # the latest deal
-    last_ended = _last_deal_ended(Match(match_id, game, first.created, state, records[-1].version, closed))
+    reading = read_match(match_id, records, viewer)
+    game, players = reading.match.game, reading.match.players
     out = []
-    if records[0].position > after:
-        out.append(event_out(game, records[0], viewer, f"match created: {game.title}, {', '.join(players)}"))
-    for rec, before, deal in wanted:
-        ended = deal is not None and (deal != last or last_ended)
-        seen = ALL if ended else viewer
-        out.append(event_out(game, rec, seen, describe(game, before, rec.event, seen, players)))
+    for shown in events_of(reading, after):
+        if isinstance(shown.record.event, MatchCreated):
+            text = f"match created: {game.title}, {', '.join(players)}"
+        else:
+            text = describe(game, shown.before, shown.record.event, shown.viewer, players)
+        out.append(event_out(shown, text))
     return out
 
 
@@ -142,16 +128,16 @@ def view_json(svc: MatchService, match: Match, viewer: Viewer) -> dict[str, Any]
 
 def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewer) -> s.OutcomeOut:
     """What a command or deal caused, and the match after it, both in ``viewer``'s view."""
-    from kartludo.app.replay import redact
-
     events = []
     before = outcome.before  # None for a retried command: its events are not described again
+    secrets = sees_secrets(viewer, viewer == ALL, match_over(match))
     for i, (pos, e) in enumerate(zip(outcome.positions, outcome.events)):
         text = "" if before is None else describe(match.game, before, e, viewer, match.players)
         if before is not None:
             before = step(match.game, before, e)
         events.append(s.EventOut(position=pos, version=outcome.first_version + i, type=type(e).type_tag(),
-                                 payload=to_builtins(redact(match.game, e, viewer)), description=text))
+                                 payload=to_builtins(redact(match.game, e, viewer, secrets=secrets)),
+                                 description=text))
     state = view_json(svc, match, viewer)
     legal = state.pop("legal", [])
     return s.OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events,
@@ -379,15 +365,17 @@ def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
     who = sv.caller(request)
     svc = sv.svc
     mid = svc.resolve(match_id)
+    records = svc.records(mid)
     try:
-        rep = build(mid, svc.records(mid), deal)
+        rep = build(mid, records, deal)
     except AppError as exc:
         raise NotFoundException(str(exc)) from None
-    with sv.locked(mid):
-        ended = rep.deal != rep.deals[-1] or _last_deal_ended(svc.load(mid))
+    reading = read_match(mid, records, viewer_of(who, mid))
+    ended = rep.deal != rep.deals[-1] or deal_over(reading.match)
     m = rep.match
     allowed = ALL if ended else viewer_of(who, mid)
     viewer = _replay_viewer(m.players, allowed, view)
+    secrets = reading.secrets_in(viewer)
     count = len(rep.steps)
     if to is not None and to > count:
         raise NotFoundException(f"deal {rep.deal} has {count} steps, not {to}")
@@ -395,9 +383,10 @@ def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
     units = turn_units(m.game, rep.steps)
     for k in [to] if to else range(1, count + 1):
         st = rep.steps[k - 1]
-        state = svc.state_json(Match(m.id, m.game, m.created, st.state, st.record.version), viewer)
+        state = svc.state_json(Match(m.id, m.game, m.created, st.state, st.record.version), viewer,
+                               secrets=secrets)
         text = rep.description(k, viewer)
-        steps.append(s.ReplayStep(k, count, text, event_out(m.game, st.record, viewer, text), state,
+        steps.append(s.ReplayStep(k, count, text, event_out(reading.narrowed(st.record, viewer), text), state,
                                   is_ruling_or_settlement(st.record.event), units[k - 1]))
     name = "all" if viewer == ALL else "public" if viewer is None else m.players[viewer]
     return s.ReplayOut(mid, rep.deal, rep.deals, ended, steps, name)

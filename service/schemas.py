@@ -63,7 +63,8 @@ class EventOut(msgspec.Struct):
     recorded_at: str = ""
     stream_id: str = ""
     schema_version: int = 1
-    hash: str = ""
+    #: the event's chain hash; null while it would commit to something hidden from the caller
+    hash: str | None = None
     #: the event in one line, as the CLI's replay shows it (in the same view as `payload`)
     description: str = ""
 

@@ -226,7 +226,14 @@ def test_events_are_redacted_until_the_deal_ends(client, store, dealt, td_token)
     assert bob[0]["description"].startswith("match created: ")
     _play_deal_out(store, mid)
     ended = client.get(f"/matches/{mid}/events").json()
-    assert ended == client.get(f"/matches/{mid}/events", headers=bearer(td_token)).json()
+    td_ended = client.get(f"/matches/{mid}/events", headers=bearer(td_token)).json()
+    # an ended deal is public, every card shown; the seed and the seeded shuffle's key
+    # stay the TD's while the match runs (and so does every chain hash, which commits to them)
+    assert [e["payload"] for e in ended[2:]] == [e["payload"] for e in td_ended[2:]]
+    assert ended[1]["payload"] == {**td_ended[1]["payload"], "shuffle": "seeded"}
+    assert td_ended[1]["payload"]["shuffle"] == "7:1" and td_ended[0]["payload"]["seed"] == 7
+    assert ended[0]["payload"] == {**td_ended[0]["payload"], "seed": None}
+    assert all(e["hash"] is None for e in ended) and all(e["hash"] for e in td_ended)
     assert "??" not in ended[1]["payload"]["deck"]
     refused(store, client, "GET", "/matches/nosuch/events", 404)
     refused(store, client, "GET", f"/matches/{mid}/events", 422, params={"after": "x"})

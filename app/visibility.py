@@ -1,0 +1,148 @@
+"""What a reader may see of a match's events and state, beyond the cards the game hides.
+
+The game's ``redact``/``view`` hide cards from a seat or the public. On top of that:
+
+- While a deal runs, its ``DealStarted`` shows the commitment to the deck but neither
+  the deck (the game hides it) nor the salt. Once the deal has ended its events are
+  public, every hand shown (``ALL``), so anyone can check the commitment.
+- The match's seed and the seeded shuffles' keys (``"SEED:DEAL"``) derive every later
+  deal: while the match runs only a TD's view (every hand, with a TD's authority)
+  shows them, not even the public view of an ended deal. Once the match has ended
+  (finished or closed) they are public.
+- An event's chain hash is SHA-256 over the previous hash, the row's header and its
+  payload, so a reader could test guesses of a hidden card against it (and, through
+  the chain, against every later hash). A reader gets an event's hash only when that
+  event and every one before it is shown to them exactly as stored: then the hash
+  commits to nothing they cannot see.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import msgspec
+
+from kartludo.app.matches import Match, fold_records, step
+from kartludo.engine.base import ALL, Game, Viewer
+from kartludo.events.base import Event
+from kartludo.events.match import (
+    SEEDED_SHUFFLE,
+    DealStarted,
+    MatchClosed,
+    MatchCreated,
+    RulingAppealed,
+    RulingDecided,
+)
+from kartludo.store import Recorded
+
+
+def match_over(match: Match) -> bool:
+    """The match has ended (finished, or closed by its series): its seed is public."""
+    return match.closed or match.game.is_finished(match.state)
+
+
+def deal_over(match: Match) -> bool:
+    """The match's latest deal has ended (or none runs): its events are public."""
+    return match.closed or match.game.can_deal(match.state) or match.game.is_finished(match.state)
+
+
+def sees_secrets(viewer: Viewer, td: bool, over: bool) -> bool:
+    """Whether a reader sees the seed and the shuffle keys: a TD's every-hand view,
+    or anyone once the match has ended."""
+    return over or (td and viewer == ALL)
+
+
+def redact(game: Game[Any], event: Event, viewer: Viewer, *, secrets: bool) -> Event:
+    """``event`` as ``viewer`` may see it; ``secrets``: the reader may see the seed."""
+    if isinstance(event, MatchCreated):
+        return event if secrets or event.seed is None else msgspec.structs.replace(event, seed=None)
+    if isinstance(event, (MatchClosed, RulingAppealed, RulingDecided)):
+        return event
+    shown = game.redact(event, viewer)
+    if isinstance(shown, DealStarted):
+        from kartludo.app.fairness import is_seed_key
+
+        if viewer != ALL and shown.salt:
+            shown = msgspec.structs.replace(shown, salt="")
+        if not secrets and is_seed_key(shown.shuffle):
+            shown = msgspec.structs.replace(shown, shuffle=SEEDED_SHUFFLE)
+    return shown
+
+
+class Shown(msgspec.Struct):
+    """One stored event as a reader sees it."""
+
+    record: Recorded
+    #: the event as shown (hidden cards ``"??"``, secrets removed)
+    event: Event
+    #: the view it is shown in: the reader's, or ``ALL`` once its deal has ended
+    viewer: Viewer
+    #: the match state before it (None for ``MatchCreated``)
+    before: Any
+    #: the chain hash (hex), or None: withheld while it commits to something hidden
+    hash: str | None
+
+
+class Reading(msgspec.Struct):
+    """A whole match stream as one reader sees it."""
+
+    match: Match
+    #: the reader holds a TD's authority
+    td: bool
+    #: the reader sees the seed and the shuffle keys
+    secrets: bool
+    shown: list[Shown]
+
+    @property
+    def over(self) -> bool:
+        return match_over(self.match)
+
+    def secrets_in(self, viewer: Viewer) -> bool:
+        """Whether a view the reader asks for (e.g. one seat's, in a replay) shows the seed."""
+        return self.secrets and sees_secrets(viewer, self.td, self.over)
+
+    def of(self, record: Recorded) -> Shown:
+        return self.shown[record.version - self.shown[0].record.version]
+
+    def narrowed(self, record: Recorded, viewer: Viewer) -> Shown:
+        """``record`` shown in ``viewer``'s view, one the reader may ask for (a replay of
+        an ended deal in one seat's view): its hash only where nothing is hidden."""
+        entitled = self.of(record)
+        event = redact(self.match.game, record.event, viewer, secrets=self.secrets_in(viewer))
+        return Shown(record, event, viewer, entitled.before, entitled.hash if event == record.event else None)
+
+
+def read_match(match_id: str, records: list[Recorded], viewer: Viewer, *, td: bool | None = None) -> Reading:
+    """Every event of the match in ``viewer``'s view (a seat, ``ALL`` or ``PUBLIC``);
+    ``td`` (default: ``viewer == ALL``) says the reader holds a TD's authority."""
+    first = fold_records(match_id, records[:1])
+    game, state = first.game, first.state
+    befores: list[Any] = [None]
+    deals: list[int | None] = [None]
+    current, closed = None, False
+    for rec in records[1:]:
+        event = rec.event
+        if isinstance(event, DealStarted):
+            current = event.deal
+        closed = closed or type(event) is MatchClosed
+        befores.append(state)
+        deals.append(current)
+        state = step(game, state, event)
+    match = Match(match_id, game, first.created, state, records[-1].version, closed)
+    last_ended = deal_over(match)
+    td = viewer == ALL if td is None else td
+    secrets = sees_secrets(viewer, td, match_over(match))
+    shown: list[Shown] = []
+    exact = True
+    for rec, before, deal in zip(records, befores, deals):
+        ended = deal is not None and (deal != current or last_ended)
+        seen = ALL if ended else viewer
+        event = redact(game, rec.event, seen, secrets=secrets)
+        exact = exact and event == rec.event
+        shown.append(Shown(rec, event, seen, before, rec.hash.hex() if exact else None))
+    return Reading(match, td, secrets, shown)
+
+
+def events_of(reading: Reading, after: int = 0) -> Iterable[Shown]:
+    """The shown events after global position ``after``."""
+    return (s for s in reading.shown if s.record.position > after)

@@ -110,3 +110,394 @@ def test_no_seat_sees_a_card_another_seat_holds(game_name, server, sse, store, t
         pytest.fail("the deal did not end")
     assert checked > 10
     http.close()
+
+
+# --- the property: random legal play, every reader, every read, every step -----------------------
+#
+# At every step of a match played with random legal commands (drawn by hypothesis), for
+# every seat token and for no token, everything that caller can read holds none of the
+# match's secrets:
+#
+# - no card of the running deal that is hidden from it: a card another seat holds (or
+#   the stock, the face-down Kasxetoj or the Manni hold) that this reader has never
+#   held this deal and that has never been on the table or in the public view;
+# - no seed nor seeded shuffle key, and no salt of the running deal;
+# - no chain hash that commits to anything hidden from it (every hash served must be
+#   recomputable from what this reader was served).
+#
+# The secrets are computed from the TD's knowledge: the match folded by the library.
+
+import json
+import re
+
+from click.testing import CliRunner
+from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import strategies as st
+
+from kartludo.app.series import create_series
+from kartludo.cli.main import cli
+from kartludo.events.base import encode, from_builtins, to_builtins
+from kartludo.engine.base import PUBLIC
+from kartludo.store.eventstore import GENESIS, chain_hash
+from kartludo.store.transfer import parse_us
+
+SEATS = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
+#: short matches, so that some examples reach the match's end (the seed made public)
+SHORT = {"laugavatnsmanni": {"max_deals": "2"}, "svoi-kozyri": {"deals": "2"}}
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def words(data) -> set[str]:
+    """Every word (a run of letters and digits) of every string and key in a JSON value."""
+    return set(_WORD.findall(data if isinstance(data, str) else json.dumps(data)))
+
+
+def hidden_now(game_name: str, state) -> tuple[list[list[str]], list[str]]:
+    """Where cards lie face down now (the TD's knowledge): each seat's hand, and the cards
+    nobody holds face down elsewhere (the stock but its revealed card, face-down
+    Kasxetoj, the Manni and the declarer's exchange discards)."""
+    hands = [list(h) for h in state.hands]
+    if game_name == "uxinjo":
+        rest = list(state.stock)
+        if state.revealed in rest:
+            rest.remove(state.revealed)  # the revealed card lies face up under the stock
+    elif game_name == "hakamo":
+        rest = [c for c, up in zip(state.kasxetoj, (state.upper_up, state.lower_up)) if not up]
+    elif game_name == "laugavatnsmanni":
+        rest = list(state.manni) + list(state.discards)
+    else:
+        rest = []
+    return hands, rest
+
+
+def minus(deck: list[str], cards: list[str]) -> set[str]:
+    """The codes of ``deck`` left when ``cards`` are taken out (a multiset difference)."""
+    left = list(deck)
+    for c in cards:
+        if c in left:
+            left.remove(c)
+    return set(left)
+
+
+class Reader:
+    """One caller: a seat (its token) or the public (no token), with its live stream."""
+
+    def __init__(self, name: str | None, seat: int | None, token: str | None, stream) -> None:
+        self.name, self.seat, self.token, self.stream = name, seat, token, stream
+        self.seen: set[str] = set()  # cards this reader may know this deal
+
+    @property
+    def label(self) -> str:
+        return self.name or "public"
+
+
+class Table:
+    """One match played over HTTP, and the checks of everything its readers can read."""
+
+    def __init__(self, game_name, server, sse, store, db_url, td_token, *, seed: int | None, in_series: bool,
+                 data) -> None:
+        self.game_name, self.store, self.db_url, self.td = game_name, store, db_url, td_token
+        self.game = get_game(game_name)
+        self.http = httpx.Client(base_url=server, timeout=30)
+        self.svc = MatchService(store)
+        self.players = ["ann", "bob", "cy", "dee"][: SEATS[game_name]]
+        body = {"game": game_name, "players": self.players,
+                "options": SHORT.get(game_name, {})}
+        # a seed long enough to be recognised anywhere it might leak
+        self.seed = seed
+        self.data = data
+        if self.seed is not None:
+            body["seed"] = self.seed
+        self.series = None
+        if in_series:
+            self.series = create_series(store, game_name, self.players, 600, actor="td")
+            body["series"] = self.series
+        created = self.http.post("/matches", json=body, headers=bearer(td_token))
+        assert created.status_code == 201, created.text
+        self.mid = created.json()["match"]
+        self.players = created.json()["players"]
+        tokens = created.json()["tokens"]
+        self.readers = [Reader(p, i, tokens[p], sse(f"{server}/matches/{self.mid}/stream", bearer(tokens[p])))
+                        for i, p in enumerate(self.players)]
+        self.readers.append(Reader(None, None, None, sse(f"{server}/matches/{self.mid}/stream")))
+        self.deck = list(self.game.deck(self.svc.load(self.mid).created.options))
+        self.codes = set(self.deck)
+        self.cli = CliRunner()
+        self.deal_start = 0  # position of the running deal's DealStarted
+        self.checks = 0
+
+    # --- the TD's knowledge ------------------------------------------------------------------
+    def match(self):
+        return self.svc.load(self.mid)
+
+    def records(self):
+        return self.store.read_stream(f"match-{self.mid}")
+
+    def learn(self) -> None:
+        """Fold what each reader may legitimately know into its ``seen`` set."""
+        match = self.match()
+        hands, rest = hidden_now(self.game_name, match.state)
+        face_down = [c for h in hands for c in h] + rest
+        # on the table, in the public view, or in an event of this deal as the public sees it (the engine's redact)
+        shown = [self.game.view(match.state, PUBLIC)]
+        shown += [to_builtins(self.game.redact(r.event, PUBLIC)) for r in self.records() if r.position >= self.deal_start]
+        public = minus(self.deck, face_down) | (words(shown) & self.codes)
+        for r in self.readers:
+            r.seen |= public
+            if r.seat is not None:
+                r.seen |= set(hands[r.seat])
+
+    def secret(self, reader: Reader) -> set[str]:
+        match = self.match()
+        if self.game.can_deal(match.state) or match.status == "finished":
+            return set()  # no deal runs: the last one is public
+        hands, rest = hidden_now(self.game_name, match.state)
+        hidden = [c for i, h in enumerate(hands) if i != reader.seat for c in h] + rest
+        return set(hidden) - reader.seen
+
+    def running_salt(self) -> str | None:
+        match = self.match()
+        if self.game.can_deal(match.state) or match.status == "finished":
+            return None
+        deal = [r.event for r in self.records() if r.type == "match.deal-started"][-1]
+        return deal.salt
+
+    # --- reading ---------------------------------------------------------------------------------
+    def get(self, reader: Reader, path: str, **params):
+        r = self.http.get(path, params=params, headers=bearer(reader.token))
+        assert r.status_code < 500, (path, r.status_code, r.text)
+        return r
+
+    def check_all(self, *, every_deal: bool = False) -> None:
+        """Every read of every reader, now."""
+        self.learn()
+        records = self.records()
+        by_version = {r.version: r for r in records}
+        salt = self.running_salt()
+        over = self.match().status == "finished"
+        for reader in self.readers:
+            leaks = Leaks(self, reader, by_version, salt, over)
+            self.read_everything(reader, leaks, every_deal)
+        self.checks += 1
+
+    def read_everything(self, reader: Reader, leaks: "Leaks", every_deal: bool) -> None:
+        mid = self.mid
+        events = self.get(reader, f"/matches/{mid}/events").json()
+        leaks.hash_chain(events)
+        leaks.check("events", events, current=[e for e in events if e["position"] >= self.deal_start])
+        for path in (f"/matches/{mid}", f"/matches/{mid}/state"):
+            state = self.get(reader, path).json()
+            leaks.state(path, state)
+            if reader.seat is None:
+                assert not state.get("hands"), (path, state["hands"])
+            else:
+                assert set(state.get("hands", {})) <= {reader.name}, (path, state["hands"])
+        legal = self.get(reader, f"/matches/{mid}/legal")
+        assert legal.status_code == (200 if reader.seat is not None else 401)
+        leaks.check("legal", legal.json(), current=legal.json())
+        # the live stream: every message it has pushed so far
+        reader.stream.wait_for(events[-1]["position"])
+        live = [m["data"] for m in reader.stream.messages]
+        leaks.check("stream", live, current=[e for e in live if e["position"] >= self.deal_start])
+        for e in live:
+            leaks.served_hash("stream", e)
+        # the replay: the running (or last) deal in every view this reader may ask for
+        got = self.get(reader, f"/matches/{mid}/replay")
+        leaks.check("replay", got.json())
+        if got.status_code == 404:  # no deal yet
+            assert "no deal yet" in got.json()["error"]
+            replay = {"deals": [0], "deal": 0, "ended": False}
+        else:
+            replay = got.json()
+            self.check_replay(reader, leaks, replay, current=True)
+            if reader.name:  # the default is the caller's own view; a seat may narrow it to the public one
+                self.check_replay(reader, leaks, self.get(reader, f"/matches/{mid}/replay", view="public").json(),
+                                  current=True)
+        deals = replay["deals"]
+        if got.status_code == 200 and (every_deal or replay["ended"]):
+            for deal in deals:
+                for view in ["all", "public", *self.players]:
+                    r = self.get(reader, f"/matches/{mid}/replay", deal=deal, view=view)
+                    if r.status_code == 200:
+                        self.check_replay(reader, leaks, r.json(), current=deal == deals[-1])
+                    else:  # the running deal: only the caller's own view (or the public one)
+                        assert r.status_code == 403 and not r.json()["error"].count(str(self.seed or "-"))
+        # the league, the audit trail, who the token is
+        leaks.check("matches", self.get(reader, "/matches").json())
+        leaks.check("standings", self.get(reader, "/standings").json())
+        if self.series:
+            leaks.check("series", self.get(reader, f"/series/{self.series}").json())
+        rulings = self.get(reader, "/audit", match=mid).json()
+        leaks.check("audit", rulings, current=[r for r in rulings if r["deal"] == deals[-1]])
+        for ruling in rulings:
+            one = self.get(reader, f"/audit/{ruling['id']}").json()
+            leaks.check("ruling", one, current=one if ruling["deal"] == deals[-1] else None)
+        me = self.get(reader, "/me")
+        assert me.status_code == (200 if reader.token else 401)
+        leaks.check("me", me.json())
+        # the CLI: `state --as PLAYER --json` (or the public `state --json`) and `replay --as`
+        args = ["--as", reader.name] if reader.name else []
+        state = json.loads(self.kartludo("state", mid, *args, "--json"))
+        leaks.state("cli state", state)
+        if reader.name and replay["deal"]:
+            steps = json.loads(self.kartludo("replay", mid, "--as", reader.name, "--json"))
+            leaks.check("cli replay", steps, current=steps if deals[-1] == replay["deal"] else None)
+            for st_ in steps:
+                leaks.no_seed_field("cli replay", st_["state"])
+                leaks.served_hash("cli replay", st_["event"])
+
+    def check_replay(self, reader: Reader, leaks: "Leaks", replay: dict, *, current: bool) -> None:
+        leaks.check("replay", replay, current=replay if current else None)
+        for step_ in replay["steps"]:
+            leaks.no_seed_field("replay", step_["state"])
+            leaks.served_hash("replay", step_["event"])
+
+    def kartludo(self, *args: str) -> str:
+        result = self.cli.invoke(cli, ["--db", self.db_url, *args])
+        assert result.exit_code == 0 and "Traceback" not in result.output, (args, result.output)
+        return result.output
+
+    # --- playing ---------------------------------------------------------------------------------
+    def deal(self) -> None:
+        """The next deal: the seeded shuffle, or a deck entered by hand (drawn by hypothesis:
+        a CSPRNG deck would make the random play differ between runs of one example)."""
+        body = {}
+        if self.seed is None or self.data.draw(st.booleans(), label="deck entered by hand"):
+            body["deck"] = self.data.draw(st.permutations(self.deck), label="deck")
+        r = self.http.post(f"/matches/{self.mid}/deals", json=body, headers=bearer(self.td))
+        assert r.status_code == 201, r.text
+        self.deal_start = r.json()["positions"][0]
+        for reader in self.readers:
+            reader.seen = set()
+
+    def close(self) -> None:
+        for reader in self.readers:
+            reader.stream.close()
+        self.http.close()
+
+
+class Leaks:
+    """The checks of one reader's reads at one moment."""
+
+    def __init__(self, table: Table, reader: Reader, by_version: dict, salt: str | None, over: bool) -> None:
+        self.table, self.reader, self.by_version, self.salt, self.over = table, reader, by_version, salt, over
+        self.secret = table.secret(reader)
+        self.exact: dict[int, bool] = {}  # version -> this reader was served the event exactly as stored
+
+    def check(self, what: str, data, current=None) -> None:
+        """No secret card in ``current`` (what belongs to the running deal); no seed and no
+        running deal's salt anywhere in ``data``."""
+        label = f"{self.reader.label} {what}"
+        text = json.dumps(data)
+        if current is not None and self.secret:
+            shown = words(text if current is data else current) & self.secret
+            assert not shown, (label, "hidden cards", sorted(shown))
+        if self.table.seed is not None and not self.over:
+            assert str(self.table.seed) not in text, (label, "the seed")
+        if self.salt:
+            assert self.salt not in text, (label, "the running deal's salt")
+
+    def state(self, what: str, state: dict) -> None:
+        self.check(what, state, current=state)
+        self.no_seed_field(what, state)
+
+    def no_seed_field(self, what: str, state: dict) -> None:
+        if not self.over:
+            assert "seed" not in state, (self.reader.label, what, "seed field", state.get("seed"))
+
+    def hash_chain(self, events: list[dict]) -> None:
+        """Every hash served with the events is recomputable from what was served: it
+        commits to nothing this reader was not shown."""
+        prev = GENESIS
+        for e in events:
+            rec = self.by_version[e["version"]]
+            served = encode(from_builtins(e["type"], e["schema_version"], e["payload"]))
+            self.exact[e["version"]] = served == encode(rec.event) and self.exact.get(e["version"] - 1, True)
+            if e["hash"] is not None:
+                assert prev is not None, (self.reader.label, "a hash chained to a withheld one", e["version"])
+                recomputed = chain_hash(prev, e["stream_id"], e["version"], e["type"], e["schema_version"],
+                                        parse_us(e["recorded_at"]), e["actor"], e["command_id"], served)
+                assert recomputed.hex() == e["hash"], (self.reader.label, "a hash over hidden data", e["version"])
+                prev = bytes.fromhex(e["hash"])
+            else:
+                prev = None
+
+    def served_hash(self, what: str, e: dict) -> None:
+        """A hash served elsewhere (stream, replay) only for an event served exactly as
+        stored and after a prefix served exactly as stored."""
+        if e.get("hash") is None:
+            return
+        rec = self.by_version[e["version"]]
+        served = encode(from_builtins(e["type"], e["schema_version"], e["payload"]))
+        assert served == encode(rec.event), (self.reader.label, what, "hash of a redacted event", e["version"])
+        assert all(self.exact.get(v, False) for v in range(1, e["version"])), (
+            self.reader.label, what, "hash chained to a hidden event", e["version"])
+        assert e["hash"] == rec.hash.hex()
+
+
+def play_and_check(table: Table, data, *, max_steps: int, deals: int) -> None:
+    """Random legal play: each command drawn by hypothesis from the seat's legal list
+    (read over HTTP); every read checked after every step."""
+    game = table.game
+    table.check_all()
+    started = 0
+    for step_ in range(max_steps):
+        match = table.match()
+        if match.status == "finished":
+            break
+        if game.can_deal(match.state):
+            if started == deals:
+                break
+            table.deal()
+            started += 1
+            table.check_all()
+            continue
+        seats = game.to_act(match.state)
+        seat = seats[0] if len(seats) == 1 else data.draw(st.sampled_from(seats), label="seat")
+        reader = table.readers[seat]
+        legal = table.get(reader, f"/matches/{table.mid}/legal").json()
+        assert legal, (table.players[seat], game.phase(match.state))
+        command = data.draw(st.sampled_from(legal), label=f"{reader.name}'s command")
+        verb, *args = command.split()
+        r = table.http.post(f"/matches/{table.mid}/commands", json={"verb": verb, "args": args},
+                            headers=bearer(reader.token))
+        assert r.status_code == 201, r.text
+        table.check_all()
+    # every deal's replay, in every view, once more at the end (and the seed public once the match has ended)
+    table.check_all(every_deal=True)
+    if table.match().status == "finished" and table.seed is not None:
+        public = table.http.get(f"/matches/{table.mid}/state").json()
+        assert public["seed"] == table.seed
+
+
+def _property(game_name, server, sse, store, db_url, td_token, data, *, max_steps, deals):
+    # the simplest example (hypothesis's first) is a seeded match; later ones are drawn
+    seeded = data.draw(st.sampled_from([True, False]), label="seeded")
+    in_series = data.draw(st.booleans(), label="in a series")
+    seed = data.draw(st.integers(10**15, 10**16 - 1), label="seed") if seeded else None
+    table = Table(game_name, server, sse, store, db_url, td_token, seed=seed, in_series=in_series, data=data)
+    note(f"match {table.mid}, seed {table.seed}, series {table.series}")
+    try:
+        play_and_check(table, data, max_steps=max_steps, deals=deals)
+    finally:
+        table.close()
+    assert table.checks > 3
+
+
+_FAST = settings(max_examples=2, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+                 suppress_health_check=list(HealthCheck), database=None)
+
+
+@pytest.mark.parametrize("game_name", list(SEATS))
+@_FAST
+@given(data=st.data())
+def test_random_play_never_shows_a_reader_a_secret(game_name, server, sse, store, db_url, td_token, data):
+    _property(game_name, server, sse, store, db_url, td_token, data, max_steps=60, deals=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_name", list(SEATS))
+@settings(_FAST, max_examples=6)
+@given(data=st.data())
+def test_random_play_never_shows_a_reader_a_secret_long(game_name, server, sse, store, db_url, td_token, data):
+    _property(game_name, server, sse, store, db_url, td_token, data, max_steps=400, deals=3)

@@ -128,6 +128,7 @@ def test_no_seat_sees_a_card_another_seat_holds(game_name, server, sse, store, t
 # The secrets are computed from the TD's knowledge: the match folded by the library.
 
 import json
+import os
 import re
 
 from click.testing import CliRunner
@@ -527,9 +528,13 @@ def test_random_play_never_shows_a_reader_a_secret(game_name, server, sse, store
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("KARTLUDO_LONG_PROPERTIES") != "1",
+                    reason="the long property run (about 15 minutes per backend) runs with KARTLUDO_LONG_PROPERTIES=1")
 @pytest.mark.parametrize("game_name", list(SEATS))
-@settings(_FAST, max_examples=6)
+@settings(_FAST, max_examples=4)
 @given(data=st.data())
 def test_random_play_never_shows_a_reader_a_secret_long(game_name, server, sse, store, db_url, td_token, data):
+    """Whole matches (Laugavatnsmanni and Svoi Kozyri end after two deals: the seed
+    becomes public), three deals of the others, three players at Svoi Kozyri."""
     _property(game_name, server, sse, store, db_url, td_token, data, seats=LONG_SEATS[game_name], deals=3,
               last_deal_steps=1000)

@@ -17,7 +17,7 @@ from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, UnknownMat
 from kartludo.app.matches import MATCH_PREFIX, MatchService, describe, fold_records, step, stream_of
 from kartludo.engine.base import ALL, IllegalCommand
 from kartludo.engine.registry import get_game
-from kartludo.events.match import MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
+from kartludo.events.match import DealStarted, MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
 from kartludo.store import EventStore, Recorded
 from kartludo.store.transfer import format_us
 
@@ -375,8 +375,12 @@ def _rejudge(game: Any, state: Any, match_id: str, rec: Recorded) -> Difference 
     except IllegalCommand as exc:
         return Difference(match_id, rec.position, rec.version, f"{_short(rec.event)} ({command.text()})",
                           "a refusal", refused=str(exc))
-    if made[0] != rec.event:
-        return _difference(match_id, rec, made[0])
+    first = made[0]
+    if isinstance(first, DealStarted) and isinstance(rec.event, DealStarted):
+        # the salt and commitment are the pipeline's, added after the engine decided the deal
+        first = msgspec.structs.replace(first, salt=rec.event.salt, commitment=rec.event.commitment)
+    if first != rec.event:
+        return _difference(match_id, rec, first)
     return None
 
 

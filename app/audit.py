@@ -15,13 +15,11 @@ import sqlalchemy as sa
 
 from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, UnknownMatch, UnknownPlayer, check_text
 from kartludo.app.matches import MATCH_PREFIX, MatchService, describe, fold_records, step, stream_of
-from kartludo.engine.base import ALL, IllegalCommand
+from kartludo.engine.base import ALL, BadCommand, IllegalCommand
 from kartludo.engine.registry import get_game
 from kartludo.events.match import DealStarted, MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
 from kartludo.store import EventStore, Recorded
 from kartludo.store.transfer import format_us
-
-FOUL_MP = 2
 
 
 class AuditRecord(msgspec.Struct):
@@ -68,9 +66,10 @@ def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
     out = []
     for r in rows:
         series_effect = None
-        if r.series and r.game == "uxinjo":
-            series_effect = f"-{FOUL_MP} MP in series {r.series}" + (" (lifted by overturn)"
-                                                                       if r.status == "overturned" else "")
+        foul_mp = _foul_series_mp(r.game) if r.series else 0
+        if foul_mp:
+            series_effect = f"-{foul_mp} MP in series {r.series}" + (" (lifted by overturn)"
+                                                                      if r.status == "overturned" else "")
         out.append(AuditRecord(
             id=r.audit_id, match=r.match_id, ruling_id=r.ruling_id, game=r.game, deal=r.deal, position=r.position, version=r.version,
             player=r.player, seat=r.seat, type=r.type, rule=r.rule, facts=decode(r.facts), effect=decode(r.effect),
@@ -79,6 +78,15 @@ def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
             recorded_at=format_us(r.recorded_at_us), history=history.get(r.audit_id, []),
         ))
     return out
+
+
+def _foul_series_mp(game_name: str) -> int:
+    """What a ruling costs its player in a series, by the game's rules (0 for a game
+    this build does not have)."""
+    try:
+        return get_game(game_name).foul_series_mp
+    except BadCommand:
+        return 0
 
 
 def list_rulings(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:

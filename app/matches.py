@@ -487,8 +487,7 @@ class MatchService:
             "phase": match.game.phase(match.state),
             "to_act": [match.players[s] for s in match.game.to_act(match.state)],
             "players": list(match.players),
-            **{k: v for k, v in view.items() if k not in ("match", "game", "status", "deal", "phase", "to_act",
-                                                         "players")},
+            **view,  # the game's own fields
             "version": match.version,
             "ruleset": match.created.ruleset,
             "options": match.created.options,

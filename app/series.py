@@ -1,12 +1,13 @@
 """Time-limited series: creating them, adding matches, and their standings.
 
-Uxinjo's series rules (§6.x) as the project implements them: players total match
-points within the time limit; every foul costs a further −2 MP; after each match
-the seat markers pass to the left, so the next match's ``Or`` is the previous
-match's ``Su``; no match starts after the deadline, and a match running at the
-deadline ends with the deal in progress and is scored from its markers then.
-Other games score placement match points. Deadlines are judged by the events'
-recorded times, never by the clock of whoever reads them.
+Series as the project implements them (Uxinjo's §6.x): players total match points
+within the time limit, those of a game that scores them (its ``Result.match_points``)
+or else placement match points; every foul costs the game's ``foul_series_mp``
+(Uxinjo: 2 MP); after each match the seats pass to the left, so the next match's
+first seat is the previous match's second; no match starts after the deadline, and a
+match running at the deadline ends with the deal in progress and is scored as it
+stands then. Deadlines are judged by the events' recorded times, never by the clock
+of whoever reads them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from kartludo.events.series import SeriesCreated, SeriesMatchAdded
 from kartludo.store import EventStore
 
 SERIES_PREFIX = "series-"
-FOUL_MP = 2
 #: the longest series: a year (every deadline stays a representable time)
 MAX_MINUTES = 525_600
 #: a series starts between these times (microseconds since 1970; the latter is 9000-01-01 UTC)
@@ -171,7 +171,7 @@ def series_report(store: EventStore, series_id: str) -> SeriesReport:
 
     refresh(store)
     series = load_series(store, series_id)
-    uxinjo_mp = get_game(series.created.game).name == "uxinjo"
+    foul_mp = get_game(series.created.game).foul_series_mp
     rows = {p: SeriesRow(p) for p in series.created.players}
     listed = []
     with store.engine.connect() as conn:
@@ -182,10 +182,10 @@ def series_report(store: EventStore, series_id: str) -> SeriesReport:
         row = rows.setdefault(r.player, SeriesRow(r.player))
         row.matches += 1
         row.finished += r.final
-        row.match_points += r.match_points if uxinjo_mp and r.match_points is not None else r.placement_points
+        row.match_points += r.match_points if r.match_points is not None else r.placement_points
         row.fouls += r.fouls
     for row in rows.values():
-        row.foul_mp = -FOUL_MP * row.fouls if uxinjo_mp else 0
+        row.foul_mp = -foul_mp * row.fouls
         row.total = row.match_points + row.foul_mp
     for i, mid in enumerate(series.match_ids):
         listed.append({"match": mid, "seats": series.seat_order(i), "status": status.get(mid, "in_progress")})

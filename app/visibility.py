@@ -52,13 +52,14 @@ def sees_secrets(viewer: Viewer, td: bool, over: bool) -> bool:
     return over or (td and viewer == ALL)
 
 
-def redact(game: Game[Any], event: Event, viewer: Viewer, *, secrets: bool) -> Event:
-    """``event`` as ``viewer`` may see it; ``secrets``: the reader may see the seed."""
+def redact(game: Game[Any], before: Any, event: Event, viewer: Viewer, *, secrets: bool) -> Event:
+    """``event`` as ``viewer`` may see it; ``before`` is the match state before it (None
+    only for ``MatchCreated``); ``secrets``: the reader may see the seed."""
     if isinstance(event, MatchCreated):
         return event if secrets or event.seed is None else msgspec.structs.replace(event, seed=None)
     if isinstance(event, (MatchClosed, RulingAppealed, RulingDecided)):
         return event
-    shown = game.redact(event, viewer)
+    shown = game.redact(before, event, viewer)
     if isinstance(shown, DealStarted):
         from kartludo.app.fairness import is_seed_key
 
@@ -108,7 +109,7 @@ class Reading(msgspec.Struct):
         """``record`` shown in ``viewer``'s view, one the reader may ask for (a replay of
         an ended deal in one seat's view): its hash only where nothing is hidden."""
         entitled = self.of(record)
-        event = redact(self.match.game, record.event, viewer, secrets=self.secrets_in(viewer))
+        event = redact(self.match.game, entitled.before, record.event, viewer, secrets=self.secrets_in(viewer))
         return Shown(record, event, viewer, entitled.before, entitled.hash if event == record.event else None)
 
 
@@ -137,7 +138,7 @@ def read_match(match_id: str, records: list[Recorded], viewer: Viewer, *, td: bo
     for rec, before, deal in zip(records, befores, deals):
         ended = deal is not None and (deal != current or last_ended)
         seen = ALL if ended else viewer
-        event = redact(game, rec.event, seen, secrets=secrets)
+        event = redact(game, before, rec.event, seen, secrets=secrets)
         exact = exact and event == rec.event
         shown.append(Shown(rec, event, seen, before, rec.hash.hex() if exact else None))
     return Reading(match, td, secrets, shown)

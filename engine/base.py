@@ -9,22 +9,33 @@ State is immutable; the stream of events alone rebuilds it.
 from __future__ import annotations
 
 import abc
+import enum
 import random
 from collections import Counter
-from typing import Any, Callable, ClassVar, Generic, Iterable, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
 
 import msgspec
 
+from kartludo.engine.commands import BadCommand, Command, StartDeal, parse_command, player_verbs
 from kartludo.events.base import Event
 from kartludo.events.match import DealStarted, MatchCreated
 
-S = TypeVar("S")
+__all__ = [
+    "ALL", "PUBLIC", "Viewer", "IllegalCommand", "BadCommand", "Command", "StartDeal", "Option", "Decision",
+    "Result", "DealRules", "GameState", "Game", "Bot", "ranks_from_scores", "check_deck", "check_deal",
+    "deal_command", "seeded_deck", "decide_with", "accepted", "fold", "parse_options", "put", "remove",
+    "WAITING_DEAL", "FINISHED",
+]
 
 #: ``view``/``render`` viewer meaning "every hand" (a TD or a finished replay).
 ALL = -1
 #: viewer meaning "nobody": public information only.
 PUBLIC = None
 Viewer = int | None
+
+#: the ``phase`` values every game's state uses between deals and once the match is over
+WAITING_DEAL = "waiting_deal"
+FINISHED = "finished"
 
 
 class IllegalCommand(ValueError):
@@ -37,48 +48,6 @@ class IllegalCommand(ValueError):
 
     def __str__(self) -> str:
         return f"{self.message} [{self.rule}]"
-
-
-class BadCommand(ValueError):
-    """A command that cannot even be read (unknown verb, malformed card)."""
-
-
-class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
-    """Base of player commands. Subclasses set ``tag=`` to the CLI verb.
-
-    Commands are never stored; the events ``decide`` returns are.
-    """
-
-    seat: int
-
-    def args(self) -> list[str]:
-        """The verb's arguments as the CLI takes them."""
-        return []
-
-    def text(self) -> str:
-        verb = type(self).__struct_config__.tag
-        return " ".join([str(verb), *self.args()])
-
-    def __lt__(self, other: "Command") -> bool:  # sorted legal commands
-        return (self.seat, self.text()) < (other.seat, other.text())
-
-
-class StartDeal(Command, frozen=True, kw_only=True, tag="deal"):
-    """Start the next deal with this deck order (top first).
-
-    The engine never shuffles: when no deck is entered by hand the pipeline fills
-    ``deck`` from the match's seeded shuffle (``shuffle`` then names it) or, in a
-    match without a seed, from the operating system's CSPRNG (``shuffle`` is
-    ``"random"``). ``seat`` is -1: a deal is started by the table (or its TD), not
-    by a seat.
-    """
-
-    seat: int = -1
-    deck: tuple[str, ...]
-    shuffle: str | None = None
-
-    def args(self) -> list[str]:
-        return list(self.deck)
 
 
 class Option(msgspec.Struct, frozen=True):
@@ -108,6 +77,9 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
 
     ``scores`` is the game's own total per player (Uxinjo MP, Hakamo points,
     Laugavatnsmanni points, Svoi Kozyri losses); ``ranks`` 1 = best, ties share.
+    ``match_points``: a game scoring match points (Uxinjo) gives them, and a series
+    totals them (a game without them scores placement points there). ``fouls``: the penalty rulings standing against each player
+    (each costs ``Game.foul_series_mp`` in a series).
     """
 
     scores: dict[str, int]
@@ -115,6 +87,38 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
     higher_is_better: bool = True
     match_points: dict[str, int] | None = None
     fouls: dict[str, int] = {}
+
+
+class DealRules(msgspec.Struct, frozen=True):
+    """The rules-page sections the shared deal checker cites (``check_deal``)."""
+
+    done: str  # the match is over: no further deal
+    in_progress: str  # a deal ends before the next is dealt
+    deck: str  # a listed deck is the game's whole deck, top first
+
+
+class GameState(Protocol):
+    """What every game's state struct has, so the match-level questions (phase, deal
+    number, finished, may a deal start) are answered once for all games."""
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+    @property
+    def phase(self) -> enum.Enum:
+        """A string enum with the values ``WAITING_DEAL`` and ``FINISHED`` among its own."""
+        ...
+
+    @property
+    def deal(self) -> int:
+        """Deals started so far (0 before the first)."""
+        ...
+
+
+S = TypeVar("S", bound=GameState)
 
 
 def ranks_from_scores(scores: dict[str, int], higher_is_better: bool = True) -> dict[str, int]:
@@ -147,6 +151,20 @@ def check_deck(deck: Sequence[str], full: Sequence[str], rule: str) -> None:
         )
 
 
+def check_deal(state: GameState, cmd: StartDeal, *, deck: Sequence[str], rules: DealRules, dealer: int,
+               pending: Callable[[Any], list[Event]]) -> list[Event]:
+    """Every game's ``deal`` checker: a deal starts between deals, once the rules have
+    nothing left to do by themselves (``pending`` is the game's ``automatic``), with
+    the game's whole deck; ``dealer`` deals it."""
+    phase = state.phase.value
+    if phase == FINISHED:
+        raise IllegalCommand("the match is over: no further deal", rules.done)
+    if phase != WAITING_DEAL or pending(state):
+        raise IllegalCommand(f"deal {state.deal} is still in progress", rules.in_progress)
+    check_deck(cmd.deck, deck, rules.deck)
+    return [DealStarted(deal=state.deal + 1, dealer=dealer, deck=list(cmd.deck), shuffle=cmd.shuffle)]
+
+
 def deal_command(event: DealStarted) -> StartDeal:
     """The ``deal`` command a recorded deal start answers (its deck and shuffle)."""
     return StartDeal(deck=tuple(event.deck), shuffle=event.shuffle)
@@ -167,111 +185,121 @@ def seeded_deck(full: Sequence[str], seed: int, deal: int) -> tuple[tuple[str, .
     return tuple(cards), key
 
 
+# --- tuple helpers every rules module uses ---------------------------------------------
+
+
+T = TypeVar("T")
+
+
+def put(values: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
+    """``values`` with item ``i`` replaced (per-seat tuples in immutable states)."""
+    return values[:i] + (value,) + values[i + 1 :]
+
+
+def remove(hand: tuple[str, ...], card: str) -> tuple[str, ...]:
+    """``hand`` without one copy of ``card`` (which it holds)."""
+    i = hand.index(card)
+    return hand[:i] + hand[i + 1 :]
+
+
 class Game(abc.ABC, Generic[S]):
-    """One game's rules. Instances are stateless; every method is pure."""
+    """One game's rules, as a handful of pure functions over its state ``S``.
 
-    name: ClassVar[str]  # registry key, e.g. "uxinjo"
+    Instances are stateless. A game binds its rules and view modules' functions as
+    ``staticmethod`` class attributes (one call, no forwarding frame on the fold's hot
+    path) or overrides them as methods; mypy checks each against this contract.
+
+    A game must provide:
+
+    - data: ``name`` (registry key), ``title``, ``ruleset`` (recorded in
+      ``MatchCreated``; bump it when a rule changes), ``player_counts``,
+      ``seat_names``, ``full_deck``, ``command_types`` (``StartDeal`` first; each
+      command declares its CLI arguments, so parsing and printing are generic),
+      ``deal_rules``;
+    - the rules: ``start``, ``next_dealer``, ``check`` (the one checker: a command's
+      action events or ``IllegalCommand``), ``candidates`` (a superset of the legal
+      commands), ``evolve``, ``automatic`` (events the rules make happen by
+      themselves), ``to_act``, ``result``;
+    - what a viewer may see: ``view`` (the game's own fields only: the app adds
+      ``status``, ``deal``, ``phase``, ``to_act``, ``players``), ``redact`` (an event
+      as seen, given the state before it), ``render``, ``describe``.
+
+    Derived for every game from these and the state protocol (``GameState``):
+    ``decide``, ``legal_commands``, ``phase``, ``deal_number``, ``is_finished``,
+    ``can_deal``, ``parse_command``, ``command_for``, ``trick_role``, ``deck``,
+    ``seat_labels``.
+
+    Optional, with documented defaults: ``options`` (none), ``check_setup`` (accepts
+    any), ``standing`` (``result``), ``closed_fields`` (none), ``recorded_commands``
+    (none: ``audit recheck`` re-judges only deals), ``decisions`` (none),
+    ``penalty_changes`` (none), ``foul_series_mp`` (0), ``trick_events`` (no tricks),
+    ``bots`` (none).
+    """
+
+    name: ClassVar[str]
     title: ClassVar[str]
-    ruleset: ClassVar[str]  # recorded in MatchCreated; bump when a rule changes
+    ruleset: ClassVar[str]
     player_counts: ClassVar[tuple[int, ...]]
-    options: ClassVar[dict[str, Option]] = {}
+    seat_names: ClassVar[tuple[str, ...]]
+    full_deck: ClassVar[tuple[str, ...]]
     command_types: ClassVar[tuple[type[Command], ...]]
+    deal_rules: ClassVar[DealRules]
+    options: ClassVar[dict[str, Option]] = {}
+    #: event type -> the command whose acceptance records it (``command_for``)
+    recorded_commands: ClassVar[dict[type[Event], Callable[[Any], Command]]] = {}
+    #: (card played to a trick, event closing a trick), for a game with tricks
+    trick_events: ClassVar[tuple[type[Event], type[Event]] | None] = None
+    #: match points each standing penalty ruling costs a player in a series
+    foul_series_mp: ClassVar[int] = 0
 
-    # --- setup -------------------------------------------------------------
-    @abc.abstractmethod
-    def deck(self, options: dict[str, Any]) -> tuple[str, ...]:
-        """The full deck, in a canonical order."""
-
-    @abc.abstractmethod
-    def seat_labels(self, n_players: int) -> tuple[str, ...]:
-        """Seat names in seat order (e.g. Or, Su, Ok)."""
-
-    def check_setup(self, players: Sequence[str], options: dict[str, Any]) -> None:
-        """Refuse (``BadCommand``) options that do not fit these players; called when
-        a match is created, so a bad setup never reaches the store."""
-
+    # --- the rules ------------------------------------------------------------------
     @abc.abstractmethod
     def start(self, created: MatchCreated) -> S:
         """The state right after ``MatchCreated``, before any deal."""
 
+    @abc.abstractmethod
     def next_dealer(self, state: S) -> int:
         """The seat that deals the next deal (recorded in ``DealStarted``)."""
-        raise NotImplementedError
 
-    # --- the fold ----------------------------------------------------------
     @abc.abstractmethod
-    def decide(self, state: S, command: Command) -> list[Event]:
-        """The events ``command`` causes, including everything the rules then make
-        happen by themselves; raises ``IllegalCommand`` and records nothing."""
+    def check(self, state: S, command: Command) -> list[Event]:
+        """The action events ``command`` causes, or ``IllegalCommand`` naming the rule
+        (a ``StartDeal`` included: see ``check_deal``). ``decide`` and
+        ``legal_commands`` both run it, so they never disagree."""
+
+    @abc.abstractmethod
+    def candidates(self, state: S, seat: int) -> list[Command]:
+        """Every command worth checking for ``seat`` now (a superset of the legal ones)."""
 
     @abc.abstractmethod
     def evolve(self, state: S, event: Event) -> S:
         """Fold one event. Never validates: events are facts."""
 
-    def command_for(self, event: Event) -> Command | None:
-        """The command whose acceptance records ``event`` (a player's action or a deal's
-        start), so ``audit recheck`` can ask today's rules whether they still accept it;
-        None for an event no command makes."""
-        return None
-
+    @abc.abstractmethod
     def automatic(self, state: S) -> list[Event]:
         """Events the rules make happen now without anyone's command (rulings,
         settlements, automatic plays). ``decide`` appends them; ``audit recheck``
         compares them with what was recorded."""
-        return []
-
-    def decisions(self, event: Event) -> list[Decision]:
-        """The decisions without a penalty that ``event`` (a derived event) records."""
-        return []
-
-    # --- asking the state --------------------------------------------------
-    @abc.abstractmethod
-    def legal_commands(self, state: S, seat: int) -> list[Command]:
-        """Every command ``seat`` may give now, sorted. ``decide`` accepts each. Empty
-        for a seat not in ``to_act`` (the service relies on it)."""
 
     @abc.abstractmethod
     def to_act(self, state: S) -> list[int]:
         """Seats whose command the game is waiting for (several in a claim window)."""
 
     @abc.abstractmethod
-    def phase(self, state: S) -> str: ...
-
-    @abc.abstractmethod
-    def deal_number(self, state: S) -> int: ...
-
-    @abc.abstractmethod
-    def is_finished(self, state: S) -> bool: ...
-
-    def can_deal(self, state: S) -> bool:
-        """True between deals of a running match (a ``deal`` command is due)."""
-        return False
-
-    @abc.abstractmethod
     def result(self, state: S) -> Result | None:
         """The match result once finished, else None."""
 
-    def standing(self, state: S) -> Result | None:
-        """The result as things stand now (between deals, a series cut at its
-        deadline is scored from it); the final result once finished."""
-        return self.result(state)
-
-    # --- hidden information --------------------------------------------------
+    # --- hidden information -----------------------------------------------------------
     @abc.abstractmethod
     def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
-        """JSON-able state as ``viewer`` may see it (seat index, ``ALL`` or
-        ``PUBLIC``). Keys: ``phase``, ``to_act``, ``hands``, ``totals`` and the
-        game's own fields (see DESIGN.md's ``state --json``)."""
-
-    def closed_fields(self, state: S) -> dict[str, Any]:
-        """What ``view`` shows once a match is finished, for a match the pipeline closed
-        (a series deadline) while the game's own state still runs: the game never sees
-        that closure. Uxinjo: ``mp`` from the markers as they stand."""
-        return {}
+        """The game's own fields as ``viewer`` (seat index, ``ALL`` or ``PUBLIC``) may
+        see them: ``hands``, ``totals`` and those DESIGN.md's ``state --json`` lists
+        for the game. The match-level fields are the app's."""
 
     @abc.abstractmethod
-    def redact(self, event: Event, viewer: Viewer) -> Event:
-        """The event as ``viewer`` may see it (hidden cards replaced by ``"??"``)."""
+    def redact(self, state: S, event: Event, viewer: Viewer) -> Event:
+        """``event`` as ``viewer`` may see it (hidden cards replaced by ``"??"``);
+        ``state`` is the match state before it (who holds which dealt card)."""
 
     @abc.abstractmethod
     def render(self, state: S, viewer: Viewer) -> str:
@@ -279,59 +307,117 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def describe(self, before: S, event: Event, viewer: Viewer) -> str:
-        """One line saying what ``event`` did, e.g. "Su discards R7"."""
+        """One line saying what one of the game's own events did, e.g. "Su discards R7"
+        (the match's common events are described by the app)."""
 
-    # --- commands ----------------------------------------------------------
-    @abc.abstractmethod
-    def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
-        """Read a CLI command (``discard R5``); raises ``BadCommand``."""
+    # --- optional hooks ---------------------------------------------------------------
+    def check_setup(self, players: Sequence[str], options: dict[str, Any]) -> None:
+        """Refuse (``BadCommand``) options that do not fit these players; called when
+        a match is created, so a bad setup never reaches the store."""
+
+    def standing(self, state: S) -> Result | None:
+        """The result as things stand now (between deals, a series cut at its
+        deadline is scored from it); by default the final result once finished."""
+        return self.result(state)
+
+    def closed_fields(self, state: S) -> dict[str, Any]:
+        """What ``view`` shows once a match is finished, for a match the pipeline closed
+        (a series deadline) while the game's own state still runs: the game never sees
+        that closure. None by default."""
+        return {}
+
+    def decisions(self, event: Event) -> list[Decision]:
+        """The decisions without a penalty that ``event`` (a derived event) records."""
+        return []
+
+    def penalty_changes(self, event: Event) -> "PenaltyChanges | None":
+        """What a derived event did to standing penalty rulings (lifted them, or voided
+        what they would have won), for the audit trail; None: nothing."""
+        return None
 
     def bots(self) -> dict[str, "Bot[S]"]:
         return {}
+
+    # --- derived for every game -----------------------------------------------------------
+    def decide(self, state: S, command: Command) -> list[Event]:
+        """The events ``command`` causes, including everything the rules then make
+        happen by themselves; raises ``IllegalCommand`` and records nothing."""
+        return decide_with(self.check, self.evolve, self.automatic, state, command)
+
+    def legal_commands(self, state: S, seat: int) -> list[Command]:
+        """Every command ``seat`` may give now, sorted; ``decide`` accepts each. Empty
+        for a seat not in ``to_act`` (the service relies on it)."""
+        if seat not in self.to_act(state):
+            return []
+        return accepted(self.check, state, self.candidates(state, seat))
+
+    def phase(self, state: S) -> str:
+        return str(state.phase.value)
+
+    def deal_number(self, state: S) -> int:
+        return state.deal
+
+    def is_finished(self, state: S) -> bool:
+        return bool(state.phase.value == FINISHED)
+
+    def can_deal(self, state: S) -> bool:
+        """True between deals when the rules accept a ``deal`` now (the checker decides)."""
+        if state.phase.value != WAITING_DEAL:
+            return False
+        try:
+            self.check(state, StartDeal(deck=self.deck(state.options)))
+        except IllegalCommand:
+            return False
+        return True
+
+    def deck(self, options: dict[str, Any]) -> tuple[str, ...]:
+        """The full deck, in a canonical order."""
+        return self.full_deck
+
+    def seat_labels(self, n_players: int) -> tuple[str, ...]:
+        """Seat names in seat order (e.g. Or, Su, Ok)."""
+        return self.seat_names[:n_players]
+
+    def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
+        """Read a CLI command (``discard R5``) as one of ``command_types``; raises ``BadCommand``."""
+        return parse_command(self.title, self.command_types, seat, verb, args)
+
+    def verbs(self) -> list[type[Command]]:
+        """The commands a seat types, in ``command_types`` order."""
+        return list(player_verbs(self.command_types).values())
+
+    def command_for(self, event: Event) -> Command | None:
+        """The command whose acceptance records ``event`` (a player's action or a deal's
+        start), so ``audit recheck`` can ask today's rules whether they still accept it;
+        None for an event no command makes."""
+        if type(event) is DealStarted:
+            return deal_command(event)
+        make = self.recorded_commands.get(type(event))
+        return None if make is None else make(event)
 
     def trick_role(self, event: Event) -> str | None:
         """``"play"`` for a card played to a trick, ``"end"`` for the event closing a
         trick, None otherwise (and always, in a game without tricks). A replay moves
         trick by trick with it."""
-        return None
+        if self.trick_events is None:
+            return None
+        played, ended = self.trick_events
+        return "play" if isinstance(event, played) else "end" if isinstance(event, ended) else None
 
 
-_RULES_FUNCTIONS = ("start", "next_dealer", "decide", "evolve", "automatic", "legal_commands", "to_act", "can_deal",
-                    "command_for")
-_VIEW_FUNCTIONS = ("view", "redact", "render", "describe")
+class PenaltyChanges(msgspec.Struct, frozen=True, kw_only=True):
+    """What one derived event did to standing penalty rulings: ``lifted`` ruling ids
+    (the penalty stops applying, for ``reason``), and ``voided`` per ruling id the
+    transfers it voided (payer and payee seats, amount, reason)."""
 
-
-class ModuleGame(Game[S]):
-    """A game whose rules and views are modules of plain functions (every game here).
-
-    The contract's methods are bound straight to those functions (one call, no
-    forwarding frame on the fold's hot path) unless the class defines its own. The
-    state has a ``phase`` enum whose ``FINISHED`` value is ``"finished"`` and a
-    ``deal`` counter.
-    """
-
-    rules: ClassVar[Any]
-    views: ClassVar[Any]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        for module, names in ((cls.rules, _RULES_FUNCTIONS), (cls.views, _VIEW_FUNCTIONS)):
-            for name in names:
-                if name not in cls.__dict__:
-                    setattr(cls, name, staticmethod(getattr(module, name)))
-
-    def phase(self, state: S) -> str:
-        return state.phase.value  # type: ignore[attr-defined]
-
-    def deal_number(self, state: S) -> int:
-        return state.deal  # type: ignore[attr-defined]
-
-    def is_finished(self, state: S) -> bool:
-        return state.phase.value == "finished"  # type: ignore[attr-defined]
+    lifted: list[str] = []
+    reason: str = ""
+    voided: dict[str, list[tuple[int, int, int, str]]] = {}
 
 
 class Bot(abc.ABC, Generic[S]):
-    """A player program. It must look only at what ``game.view(state, seat)`` shows."""
+    """A player program. It must look only at what ``game.view(state, seat)`` shows
+    (and the public phase and players)."""
 
     name: ClassVar[str]
 

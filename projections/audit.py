@@ -1,10 +1,9 @@
 """The audit trail of penalty rulings, with their appeals and TD decisions.
 
 Any game's ruling is a ``Ruling`` event; appeals and decisions are the common
-``RulingAppealed`` / ``RulingDecided`` events. A derived event with a ``lifted``
-field (a ruling id, or a list of them) lifts those rulings: that is when a
-penalty stopped applying; one with ``transfers`` whose ``void_by`` names a
-ruling records what that ruling voided.
+``RulingAppealed`` / ``RulingDecided`` events. What a derived event did to standing
+rulings (lifted them: the penalty stopped applying; voided what they would have won)
+the game says (``Game.penalty_changes``).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from __future__ import annotations
 import msgspec
 import sqlalchemy as sa
 
+from kartludo.engine.base import PenaltyChanges
 from kartludo.events.match import Ruling, RulingAppealed, RulingDecided
 from kartludo.projections.runner import MatchStep, Projection, dumps
 from kartludo.projections.schema import ruling_history, rulings
@@ -51,24 +51,24 @@ class AuditProjection(Projection):
             conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid).values(status=kind))
             self._history(conn, aid, kind, event.by, event.reason, rec)
         elif type(event).derived:
-            self._voided(conn, step, rec)
-            lifted = getattr(event, "lifted", None)
-            for rid in [lifted] if isinstance(lifted, str) else (lifted or []):
+            changes = step.game.penalty_changes(event)
+            if changes is None:
+                return
+            self._voided(conn, step, rec, changes)
+            for rid in changes.lifted:
                 aid = audit_id(step.match_id, rid)
                 conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid)
                              .values(lifted_position=rec.position))
-                self._history(conn, aid, "lifted", "engine", "a valid munt lifted the penalty", rec)
+                self._history(conn, aid, "lifted", "engine", changes.reason, rec)
 
     @staticmethod
-    def _voided(conn: sa.Connection, step: MatchStep, rec: Recorded) -> None:
-        by_ruling: dict[str, list[dict]] = {}
-        for t in getattr(rec.event, "transfers", None) or []:
-            for rid in getattr(t, "void_by", None) or []:
-                players = step.created.players
-                by_ruling.setdefault(rid, []).append({
-                    "position": rec.position, "payer": players[t.payer], "payee": players[t.payee],
-                    "amount": t.amount, "reason": t.reason,
-                })
+    def _voided(conn: sa.Connection, step: MatchStep, rec: Recorded, changes: PenaltyChanges) -> None:
+        players = step.created.players
+        by_ruling: dict[str, list[dict]] = {
+            rid: [{"position": rec.position, "payer": players[payer], "payee": players[payee], "amount": amount,
+                   "reason": reason} for payer, payee, amount, reason in voids]
+            for rid, voids in changes.voided.items()
+        }
         for rid, items in by_ruling.items():
             aid = audit_id(step.match_id, rid)
             current = conn.execute(sa.select(rulings.c.voided).where(rulings.c.audit_id == aid)).scalar()

@@ -27,7 +27,7 @@ from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, TooMuchContention, UnknownMatch, UnknownPlayer
-from kartludo.app.matches import Match, MatchService, Outcome, describe, list_matches, step
+from kartludo.app.matches import Match, MatchService, Outcome, describe, fold_records, list_matches, step
 from kartludo.app.tokens import Principal, TokenIndex, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.app.visibility import Shown, deal_over, events_of, match_over, read_match, redact, sees_secrets
 from kartludo.engine.base import ALL, BadCommand, IllegalCommand, Viewer
@@ -131,13 +131,16 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
     events = []
     before = outcome.before  # None for a retried command: its events are not described again
     secrets = sees_secrets(viewer, viewer == ALL, match_over(match))
+    described = before is not None
+    if before is None:  # its redaction still needs the state they were decided on: fold to it
+        earlier = [r for r in svc.records(match.id) if r.version < outcome.first_version]
+        before = fold_records(match.id, earlier).state
     for i, (pos, e) in enumerate(zip(outcome.positions, outcome.events)):
-        text = "" if before is None else describe(match.game, before, e, viewer, match.players)
-        if before is not None:
-            before = step(match.game, before, e)
+        text = describe(match.game, before, e, viewer, match.players) if described else ""
         events.append(s.EventOut(position=pos, version=outcome.first_version + i, type=type(e).type_tag(),
-                                 payload=to_builtins(redact(match.game, e, viewer, secrets=secrets)),
+                                 payload=to_builtins(redact(match.game, before, e, viewer, secrets=secrets)),
                                  description=text))
+        before = step(match.game, before, e)
     state = view_json(svc, match, viewer)
     legal = state.pop("legal", [])
     return s.OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events,

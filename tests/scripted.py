@@ -57,4 +57,13 @@ class ScriptedTable:
         return info.value
 
     def view(self, viewer: Any = -1) -> dict[str, Any]:
-        return self.game.view(self.state, viewer)
+        """The state as ``state --json`` shows it: the match-level fields the app adds
+        (as ``MatchService.state_json`` does) and the game's own view."""
+        return match_view(self.game, self.state, viewer)
+
+
+def match_view(game: Game[Any], state: Any, viewer: Any) -> dict[str, Any]:
+    names = list(state.players)
+    return {"status": "finished" if game.is_finished(state) else "in_progress", "deal": game.deal_number(state),
+            "phase": game.phase(state), "to_act": [names[s] for s in game.to_act(state)], "players": names,
+            **game.view(state, viewer)}

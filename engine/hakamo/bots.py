@@ -46,10 +46,10 @@ class HeuristicBot(Bot[Any]):
     def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
         by_text = {c.text(): c for c in legal}
         v = game.view(state, seat)
-        me = v["players"][seat]
+        me = state.players[seat]
         hand = list(v["hands"].get(me, ()))
         power = strength(hand)
-        phase = v["phase"]
+        phase = game.phase(state)
         pick = None
         if phase == "auction":
             pick = self._bid(v, power, by_text)

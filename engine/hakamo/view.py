@@ -14,11 +14,12 @@ import msgspec
 
 from kartludo.engine.base import ALL, Viewer
 from kartludo.engine.hakamo import cards as hc
+from kartludo.engine.hakamo.fold import evolve
 from kartludo.engine.hakamo.rules import counts, label, lead_colour, next_dealer, to_act
 from kartludo.engine.hakamo.state import DEALS, SEATS, HkState, Phase
 from kartludo.events import hakamo as ev
 from kartludo.events.base import Event
-from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
+from kartludo.events.match import DealStarted
 
 HIDDEN = "??"
 _IN_DEAL = frozenset(p for p in Phase if p not in (Phase.WAITING_DEAL, Phase.FINISHED))
@@ -44,13 +45,8 @@ def view(s: HkState, viewer: Viewer) -> dict[str, Any]:
     dealt = s.deal > 0
     counted_now = counts(s)
     out: dict[str, Any] = {
-        "status": "finished" if finished else "in_progress",
-        "deal": s.deal,
         "deals_counted": s.counted,
         "deals_in_match": DEALS,
-        "phase": s.phase.value,
-        "to_act": [names[i] for i in to_act(s)],
-        "players": list(names),
         "seats": {names[i]: label(i) for i in range(SEATS)},
         "hands": {names[i]: list(s.hands[i]) for i in range(SEATS) if dealt and _sees_hand(viewer, i)},
         "hand_sizes": {names[i]: len(s.hands[i]) for i in range(SEATS)},
@@ -133,7 +129,7 @@ def _last_trick(s: HkState) -> dict[str, Any] | None:
     }
 
 
-def redact(event: Event, viewer: Viewer) -> Event:
+def redact(state: HkState, event: Event, viewer: Viewer) -> Event:
     if viewer == ALL:
         return event
     if isinstance(event, DealStarted):
@@ -165,7 +161,7 @@ def _order_text(mode: str, trump: str | None, inversa: str) -> str:
 
 
 def describe(before: HkState, event: Event, viewer: Viewer) -> str:
-    event = redact(event, viewer)
+    event = redact(before, event, viewer)
     L = label
     if isinstance(event, DealStarted):
         again = " (redeal)" if before.redeal and event.dealer == before.dealer else ""
@@ -217,16 +213,10 @@ def describe(before: HkState, event: Event, viewer: Viewer) -> str:
         return _scored_text(event)
     if isinstance(event, ev.MatchEnded):
         return "match ends: " + ", ".join(f"{n} {v:+d}" for n, v in event.totals.items())
-    if isinstance(event, RulingAppealed):
-        return f"{event.by} appeals {event.ruling_id}: {event.reason}"
-    if isinstance(event, RulingDecided):
-        return f"{event.by} {event.decision}s {event.ruling_id}: {event.reason}"
     return type(event).type_tag()
 
 
 def _auction_end(before: HkState, event: Event) -> str:
-    from kartludo.engine.hakamo.rules import evolve
-
     after = evolve(before, event)
     if after.phase is Phase.KASXETOJ:
         return f"; {label(after.deklaristo)} is Deklaristo at {after.contract}"
@@ -236,8 +226,6 @@ def _auction_end(before: HkState, event: Event) -> str:
 
 
 def _share_end(before: HkState, event: Event) -> str:
-    from kartludo.engine.hakamo.rules import evolve
-
     after = evolve(before, event)
     if after.phase is Phase.DECLARATION and after.kunulo >= 0:
         return f"; {label(after.kunulo)} is Kunulo with a share of {after.share}"
@@ -263,6 +251,7 @@ def _scored_text(e: ev.DealScored) -> str:
 def render(s: HkState, viewer: Viewer) -> str:
     v = view(s, viewer)
     names = s.players
+    acting = to_act(s)
     head = f"Hakamo — deal {s.deal} ({s.counted}/{DEALS} counted), {s.phase.value}"
     if s.dealer >= 0:
         head += f", dealer {label(s.dealer)} ({names[s.dealer]})"
@@ -292,7 +281,7 @@ def render(s: HkState, viewer: Viewer) -> str:
     for i in range(SEATS):
         name = names[i]
         hand = " ".join(s.hands[i]) if name in v["hands"] else " ".join([HIDDEN] * len(s.hands[i]))
-        mark = "*" if name in v["to_act"] else " "
+        mark = "*" if i in acting else " "
         extra = "  matisto" if i in s.matistos else ""
         lines.append(
             f"{mark}{label(i):<2} {name:<10} total {s.totals[i]:+d}  count {v['counts'][name]:<2} {hand}{extra}"

@@ -3,22 +3,13 @@ Manni (rules: docs/rules/laugavatnsmanni.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from kartludo.engine.base import (
-    BadCommand,
-    Bot,
-    Command,
-    ModuleGame,
-    Option,
-    Result,
-    ranks_from_scores,
-)
-from kartludo.engine.french import DECK_52, is_card, sort_cards
-from kartludo.engine.laugavatnsmanni import rules
+from kartludo.engine.base import Bot, Game, Option, Result, ranks_from_scores
+from kartludo.engine.french import DECK_52
+from kartludo.engine.laugavatnsmanni import commands, fold, rules, settle
 from kartludo.engine.laugavatnsmanni import view as _view
-from kartludo.engine.laugavatnsmanni.rules import (
+from kartludo.engine.laugavatnsmanni.commands import (
     COMMAND_TYPES,
     Contract,
     Exchange,
@@ -28,10 +19,8 @@ from kartludo.engine.laugavatnsmanni.rules import (
     Play,
     Yield,
 )
-from kartludo.engine.laugavatnsmanni.state import CONTRACTS, SEAT_LABELS, LvState, Phase
+from kartludo.engine.laugavatnsmanni.state import SEAT_LABELS, LvState, Phase
 from kartludo.events.laugavatnsmanni import CardPlayed, TrickWon
-
-VERBS = "contract NAME, great NAME, pass, hold NAME, yield, exchange [CARD…], play CARD"
 
 
 def _check_target(value: Any) -> str | None:
@@ -43,29 +32,15 @@ def _check_max_deals(value: Any) -> str | None:
     return None if isinstance(value, int) and 1 <= value <= 18 else "must be an integer 1-18"
 
 
-def _card(arg: str) -> str:
-    code = arg.upper()
-    if code.startswith("10"):
-        code = "T" + code[2:]
-    if not is_card(code):
-        raise BadCommand(f"{arg!r} is not a card (rank A K Q J T 9 … 2 + suit S H D C, e.g. AS, TH, 2C)")
-    return code
-
-
-def _contract(verb: str, args: list[str]) -> str:
-    """The contract named (lower case); an unknown name is the rules' to refuse (§2)."""
-    if len(args) != 1:
-        raise BadCommand(f"{verb} takes one contract: {', '.join(CONTRACTS)} (e.g. {verb} hearts)")
-    return args[0].lower()
-
-
-class Laugavatnsmanni(ModuleGame[LvState]):
-    rules = rules
-    views = _view
+class Laugavatnsmanni(Game[LvState]):
     name = "laugavatnsmanni"
     title = "Laugavatnsmanni"
     ruleset = "laugavatnsmanni-2"
     player_counts = (3,)
+    seat_names = SEAT_LABELS
+    full_deck = DECK_52
+    command_types = COMMAND_TYPES
+    deal_rules = rules.DEAL_RULES
     options = {
         "target_points": Option(
             default=10,
@@ -80,46 +55,26 @@ class Laugavatnsmanni(ModuleGame[LvState]):
             check=_check_max_deals,
         ),
     }
-    command_types = COMMAND_TYPES
+    recorded_commands = commands.RECORDED
+    trick_events = (CardPlayed, TrickWon)
 
-    def trick_role(self, event: Any) -> str | None:
-        return "play" if isinstance(event, CardPlayed) else "end" if isinstance(event, TrickWon) else None
-
-    def deck(self, options: dict[str, Any]) -> tuple[str, ...]:
-        return DECK_52
-
-    def seat_labels(self, n_players: int) -> tuple[str, ...]:
-        return SEAT_LABELS[:n_players]
+    start = staticmethod(fold.start)
+    next_dealer = staticmethod(rules.next_dealer)
+    check = staticmethod(commands.check)
+    candidates = staticmethod(commands.candidates)
+    evolve = staticmethod(fold.evolve)
+    automatic = staticmethod(settle.automatic)
+    to_act = staticmethod(rules.to_act)
+    view = staticmethod(_view.view)
+    redact = staticmethod(_view.redact)
+    render = staticmethod(_view.render)
+    describe = staticmethod(_view.describe)
 
     def result(self, state: LvState) -> Result | None:
         if state.phase is not Phase.FINISHED:
             return None
         scores = rules.totals_by_name(state)
         return Result(scores=scores, ranks=ranks_from_scores(scores), higher_is_better=True)
-
-    def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
-        verb = verb.lower()
-        args = list(args)
-        if verb in ("pass", "yield"):
-            if args:
-                raise BadCommand(f"{verb} takes no arguments")
-            return Pass(seat=seat) if verb == "pass" else Yield(seat=seat)
-        if verb == "contract":
-            return Contract(seat=seat, contract=_contract(verb, args))
-        if verb == "great":
-            return Great(seat=seat, contract=_contract(verb, args))
-        if verb == "hold":
-            return Hold(seat=seat, contract=_contract(verb, args))
-        if verb == "exchange":
-            cards = [_card(a) for a in args]
-            if len(set(cards)) == len(cards):
-                cards = list(sort_cards(cards))  # the hand's order, as ``legal`` lists it
-            return Exchange(seat=seat, cards=tuple(cards))
-        if verb == "play":
-            if len(args) != 1:
-                raise BadCommand("play takes one card, e.g. play AS")
-            return Play(seat=seat, card=_card(args[0]))
-        raise BadCommand(f"unknown Laugavatnsmanni verb {verb!r} (verbs: {VERBS})")
 
     def bots(self) -> dict[str, Bot[LvState]]:
         from kartludo.engine.bots import RandomBot
@@ -128,9 +83,10 @@ class Laugavatnsmanni(ModuleGame[LvState]):
         return {"random": RandomBot(), "heuristic": HeuristicBot()}
 
 
-LAUGAVATNSMANNI = Laugavatnsmanni()
+GAME = LAUGAVATNSMANNI = Laugavatnsmanni()
 
 __all__ = [
+    "GAME",
     "LAUGAVATNSMANNI",
     "Contract",
     "Exchange",

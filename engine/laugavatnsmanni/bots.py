@@ -14,7 +14,8 @@ from typing import Any
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot
 from kartludo.engine.french import SUITS, sort_cards, suit, value
-from kartludo.engine.laugavatnsmanni.rules import Exchange, beats
+from kartludo.engine.laugavatnsmanni.commands import Exchange
+from kartludo.engine.laugavatnsmanni.rules import beats
 from kartludo.engine.laugavatnsmanni.state import GREAT_RANK, MAX_EXCHANGE, TRUMP
 
 __all__ = ["HeuristicBot", "RandomBot", "estimate_nullo_tricks", "estimate_tricks"]
@@ -80,10 +81,10 @@ class HeuristicBot(Bot[Any]):
 
     def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
         v = game.view(state, seat)
-        me = v["players"][seat]
+        me = state.players[seat]
         hand = list(v["hands"].get(me, ()))
         by_text = {c.text(): c for c in legal}
-        phase = v["phase"]
+        phase = game.phase(state)
         if phase == "contract":
             options = [c for c in legal if c.text().startswith("contract ")]
             return max(options, key=lambda c: (contract_value(hand, c.args()[0]), c.text()))

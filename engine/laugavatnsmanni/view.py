@@ -32,7 +32,7 @@ from kartludo.events.laugavatnsmanni import (
     TrickWon,
     Yielded,
 )
-from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
+from kartludo.events.match import DealStarted
 
 HIDDEN = "??"
 _IN_DEAL = frozenset((Phase.CONTRACT, Phase.GREAT, Phase.HOLD, Phase.EXCHANGE, Phase.PLAY, Phase.SCORING))
@@ -48,11 +48,6 @@ def view(s: LvState, viewer: Viewer) -> dict[str, Any]:
     in_deal = s.phase in _IN_DEAL
     declarer = s.declarer if in_deal else None
     out: dict[str, Any] = {
-        "status": "finished" if finished else "in_progress",
-        "deal": s.deal,
-        "phase": s.phase.value,
-        "to_act": [names[i] for i in to_act(s)],
-        "players": list(names),
         "seats": {names[i]: SEAT_LABELS[i] for i in range(SEATS)},
         "hands": {names[i]: list(s.hands[i]) for i in range(SEATS) if s.deal and _sees(viewer, i)},
         "hand_sizes": {names[i]: len(s.hands[i]) for i in range(SEATS)},
@@ -109,7 +104,7 @@ def view(s: LvState, viewer: Viewer) -> dict[str, Any]:
     return out
 
 
-def redact(event: Event, viewer: Viewer) -> Event:
+def redact(state: LvState, event: Event, viewer: Viewer) -> Event:
     if viewer == ALL:
         return event
     if isinstance(event, DealStarted):
@@ -135,7 +130,7 @@ def _contract_name(contract: str | None, great: bool = False) -> str:
 
 
 def describe(before: LvState, event: Event, viewer: Viewer) -> str:
-    event = redact(event, viewer)
+    event = redact(before, event, viewer)
     s = before
     if isinstance(event, DealStarted):
         chooser = (event.dealer + 1) % SEATS
@@ -184,16 +179,13 @@ def describe(before: LvState, event: Event, viewer: Viewer) -> str:
         why = "a total reached the target" if event.reason == "target" else "the last deal is played"
         totals = ", ".join(f"{n} {t}" for n, t in event.totals.items())
         return f"match ends after deal {event.deal} ({why}): {totals}"
-    if isinstance(event, RulingAppealed):
-        return f"{event.by} appeals {event.ruling_id}: {event.reason}"
-    if isinstance(event, RulingDecided):
-        return f"{event.by} {event.decision}s {event.ruling_id}: {event.reason}"
     return type(event).type_tag()
 
 
 def render(s: LvState, viewer: Viewer) -> str:
     v = view(s, viewer)
     names = s.players
+    acting = to_act(s)
     head = f"Laugavatnsmanni — deal {s.deal}/{s.max_deals}, {s.phase.value}"
     if v["dealer"]:
         head += f", dealer {v['dealer']}, chooser {v['chooser']}"
@@ -221,7 +213,7 @@ def render(s: LvState, viewer: Viewer) -> str:
     for i in range(SEATS):
         nm = names[i]
         hand = " ".join(s.hands[i]) if nm in v["hands"] else " ".join([HIDDEN] * len(s.hands[i]))
-        mark = "*" if nm in v["to_act"] else " "
+        mark = "*" if i in acting else " "
         used = ",".join(c[:2] for c in s.used[i]) or "-"
         great = " great-used" if s.great_used[i] else ""
         lines.append(

@@ -5,20 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from kartludo.engine.base import (
-    BadCommand,
-    Bot,
-    Command,
-    ModuleGame,
-    Option,
-    Result,
-    Viewer,
-    ranks_from_scores,
-)
-from kartludo.engine.svoi_kozyri import rules
+from kartludo.engine.base import BadCommand, Bot, Game, Option, Result, ranks_from_scores
+from kartludo.engine.svoi_kozyri import commands, fold, rules, settle
 from kartludo.engine.svoi_kozyri import view as _view
 from kartludo.engine.svoi_kozyri.cards import (
-    CARDS,
     DECK,
     DEFAULT_TRUMPS,
     beats,
@@ -27,30 +17,20 @@ from kartludo.engine.svoi_kozyri.cards import (
     parse_trumps,
     pickup_rule,
 )
-from kartludo.engine.svoi_kozyri.rules import COMMAND_TYPES, DEFAULT_DEALS, Pickup, Play
+from kartludo.engine.svoi_kozyri.commands import COMMAND_TYPES, Pickup, Play, read_card
+from kartludo.engine.svoi_kozyri.rules import DEFAULT_DEALS
 from kartludo.engine.svoi_kozyri.state import SEAT_LABELS, Phase, SkState
-from kartludo.events.base import Event
-
-_VERBS = "verbs: play CARD (e.g. play QH, play TH or play 10H), pickup"
 
 
-def parse_card(text: str) -> str:
-    """A card as typed: ``qh`` -> ``QH``; ``10H`` -> ``TH``. Raises ``BadCommand``."""
-    code = text.strip().upper()
-    if code.startswith("10"):
-        code = "T" + code[2:]
-    if code not in CARDS:
-        raise BadCommand(f"{text!r} is not a card of the 36-card pack (A K Q J T 9 8 7 6 of S H D C, e.g. QH, TS, 6C)")
-    return code
-
-
-class SvoiKozyri(ModuleGame[SkState]):
-    rules = rules
-    views = _view
+class SvoiKozyri(Game[SkState]):
     name = "svoi-kozyri"
     title = "Svoi Kozyri"
     ruleset = "svoi-kozyri-1"
     player_counts = (2, 3, 4)
+    seat_names = SEAT_LABELS
+    full_deck = DECK
+    command_types = COMMAND_TYPES
+    deal_rules = rules.DEAL_RULES
     options = {
         "trumps": Option(
             default=list(DEFAULT_TRUMPS),
@@ -66,13 +46,19 @@ class SvoiKozyri(ModuleGame[SkState]):
             check=check_deals,
         ),
     }
-    command_types = COMMAND_TYPES
+    recorded_commands = commands.RECORDED
 
-    def deck(self, options: dict[str, Any]) -> tuple[str, ...]:
-        return DECK
-
-    def seat_labels(self, n_players: int) -> tuple[str, ...]:
-        return SEAT_LABELS[:n_players]
+    start = staticmethod(fold.start)
+    next_dealer = staticmethod(rules.next_dealer)
+    check = staticmethod(commands.check)
+    candidates = staticmethod(commands.candidates)
+    evolve = staticmethod(fold.evolve)
+    automatic = staticmethod(settle.automatic)
+    to_act = staticmethod(rules.to_act)
+    view = staticmethod(_view.view)
+    redact = staticmethod(_view.redact)
+    render = staticmethod(_view.render)
+    describe = staticmethod(_view.describe)
 
     def check_setup(self, players: Sequence[str], options: dict[str, Any]) -> None:
         trumps = list(options.get("trumps", []))
@@ -94,22 +80,6 @@ class SvoiKozyri(ModuleGame[SkState]):
         scores = rules.losses_by_name(state)
         return Result(scores=scores, ranks=ranks_from_scores(scores, higher_is_better=False), higher_is_better=False)
 
-    def redact(self, event: Event, viewer: Viewer, n_players: int | None = None) -> Event:
-        return _view.redact(event, viewer, n_players)
-
-    def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
-        verb = verb.lower()
-        args = list(args)
-        if verb == "pickup":
-            if args:
-                raise BadCommand("pickup takes no arguments")
-            return Pickup(seat=seat)
-        if verb == "play":
-            if len(args) != 1:
-                raise BadCommand("play takes one card, e.g. play QH")
-            return Play(seat=seat, card=parse_card(args[0]))
-        raise BadCommand(f"unknown Svoi Kozyri verb {verb!r} ({_VERBS})")
-
     def bots(self) -> dict[str, Bot[SkState]]:
         from kartludo.engine.bots import RandomBot
         from kartludo.engine.svoi_kozyri.bots import HeuristicBot
@@ -117,9 +87,10 @@ class SvoiKozyri(ModuleGame[SkState]):
         return {"random": RandomBot(), "heuristic": HeuristicBot()}
 
 
-SVOI_KOZYRI = SvoiKozyri()
+GAME = SVOI_KOZYRI = SvoiKozyri()
 
 __all__ = [
+    "GAME",
     "SVOI_KOZYRI",
     "SvoiKozyri",
     "SkState",
@@ -128,5 +99,5 @@ __all__ = [
     "Pickup",
     "beats",
     "pickup_rule",
-    "parse_card",
+    "read_card",
 ]

@@ -28,7 +28,7 @@ class HeuristicBot(Bot[Any]):
 
     def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
         v = game.view(state, seat)
-        players = v["players"]
+        players = list(state.players)
         me = players[seat]
         hand = v["hands"].get(me, [])
         trump = v["trumps"][me]
@@ -60,7 +60,7 @@ class HeuristicBot(Bot[Any]):
         """The card the next player should have to beat: their own trump suit if we hold
         it (only a higher one beats it, a pick-up takes five), else our lowest
         non-trump card; our trumps only when nothing else is left."""
-        players = v["players"]
+        players = list(v["hand_sizes"])  # seat order
         n = len(players)
         sizes = v["hand_sizes"]
         nxt = next(

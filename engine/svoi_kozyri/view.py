@@ -19,7 +19,7 @@ from kartludo.engine.svoi_kozyri.cards import pickup_count, pickup_rule
 from kartludo.engine.svoi_kozyri.rules import label, losses_by_name, to_act
 from kartludo.engine.svoi_kozyri.state import PLAY_PHASES, Phase, SkState
 from kartludo.events.base import Event
-from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
+from kartludo.events.match import DealStarted
 from kartludo.events.svoi_kozyri import DealEnded, MatchEnded, PickedUp, Played, SixesPassed
 
 HIDDEN = "??"
@@ -40,11 +40,6 @@ def view(s: SkState, viewer: Viewer) -> dict[str, Any]:
         rule = pickup_rule(s.pile[-1], s.trumps[s.turn])
         pickup = {"rule": rule, "count": pickup_count(rule, len(s.pile))}
     out: dict[str, Any] = {
-        "status": "finished" if finished else "in_progress",
-        "deal": s.deal,
-        "phase": s.phase.value,
-        "to_act": [names[i] for i in to_act(s)],
-        "players": list(names),
         "trumps": {names[i]: s.trumps[i] for i in range(n)},
         "hands": {names[i]: list(s.hands[i]) for i in range(n) if _sees_hand(viewer, i) and s.deal},
         "hand_sizes": {names[i]: len(s.hands[i]) for i in range(n)},
@@ -71,18 +66,15 @@ def view(s: SkState, viewer: Viewer) -> dict[str, Any]:
     return out
 
 
-def redact(event: Event, viewer: Viewer, n_players: int | None = None) -> Event:
-    """``event`` with what ``viewer`` may not see replaced by ``"??"``.
-
-    A ``DealStarted`` does not record the table size, and a seat's dealt cards
-    depend on it: without ``n_players`` a seat sees none of the deck (never more
-    than its own cards)."""
+def redact(state: SkState, event: Event, viewer: Viewer) -> Event:
+    """``event`` with what ``viewer`` may not see replaced by ``"??"``: a seat sees
+    its own dealt cards (the state before the deal knows the table size)."""
     if viewer == ALL:
         return event
     if isinstance(event, DealStarted):
-        n = n_players or 0
+        n = state.n
         deck = [
-            c if viewer is not None and n and (event.dealer + 1 + i) % n == viewer else HIDDEN
+            c if viewer is not None and (event.dealer + 1 + i) % n == viewer else HIDDEN
             for i, c in enumerate(event.deck)
         ]
         return msgspec.structs.replace(event, deck=deck)
@@ -96,12 +88,11 @@ def _suit(trump: str) -> str:
 
 
 def describe(before: SkState, event: Event, viewer: Viewer) -> str:
+    event = redact(before, event, viewer)
     if isinstance(event, DealStarted):
-        event = redact(event, viewer, before.n)
         trumps = ", ".join(f"{label(before, i)} {_suit(t)}" for i, t in enumerate(before.trumps))
         lead = label(before, (event.dealer + 1) % before.n)
         return f"deal {event.deal}: {label(before, event.dealer)} deals; trumps {trumps}; {lead} leads"
-    event = redact(event, viewer)
     if isinstance(event, SixesPassed):
         if not event.passes:
             return "no six changes hands"
@@ -147,16 +138,13 @@ def describe(before: SkState, event: Event, viewer: Viewer) -> str:
         return f"match ends after {event.deals} deals: losses " + ", ".join(
             f"{n} {v}" for n, v in event.losses.items()
         )
-    if isinstance(event, RulingAppealed):
-        return f"{event.by} appeals {event.ruling_id}: {event.reason} (Svoi Kozyri has no penalty rulings)"
-    if isinstance(event, RulingDecided):
-        return f"{event.by} {event.decision}s {event.ruling_id}: {event.reason}"
     return type(event).type_tag()
 
 
 def render(s: SkState, viewer: Viewer) -> str:
     v = view(s, viewer)
     names = s.players
+    acting = to_act(s)
     head = f"Svoi Kozyri — deal {s.deal} of {s.deals}, {s.phase.value}"
     if s.dealer >= 0:
         head += f", dealer {names[s.dealer]}"
@@ -166,7 +154,7 @@ def render(s: SkState, viewer: Viewer) -> str:
         lines.append(f"pile ({len(s.pile)}, bottom first): {' '.join(s.pile) or '-'}{top}")
     width = max(len(p) for p in names)
     for i, name in enumerate(names):
-        mark = "*" if name in v["to_act"] else " "
+        mark = "*" if i in acting else " "
         trump = f"{SUIT_SYMBOLS.get(s.trumps[i], '?')} {SUIT_NAMES.get(s.trumps[i], '?'):<8}"
         if name in v["hands"]:
             cards = " ".join(v["hands"][name]) or "-"

@@ -56,7 +56,7 @@ class HeuristicBot(Bot[Any]):
     def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
         by_text = {c.text(): c for c in legal}
         v = game.view(state, seat)
-        name = v["players"][seat]
+        name = state.players[seat]
         hand = tuple(v["hands"].get(name, ()))
         revealed = v["revealed"]
         needed = v["points_needed"]

@@ -12,10 +12,12 @@ from typing import Any
 import msgspec
 
 from kartludo.engine.base import ALL, Viewer
-from kartludo.engine.uxinjo.rules import foul_counts, label, markers_by_name, to_act
+from kartludo.engine.uxinjo.commands import to_act
+from kartludo.engine.uxinjo.rules import label
+from kartludo.engine.uxinjo.settle import foul_counts, markers_by_name
 from kartludo.engine.uxinjo.state import SEATS, Phase, UxState, match_points
 from kartludo.events.base import Event
-from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
+from kartludo.events.match import DealStarted
 from kartludo.events.uxinjo import (
     DealDrawn,
     Discarded,
@@ -42,11 +44,6 @@ def view(s: UxState, viewer: Viewer) -> dict[str, Any]:
     finished = s.phase is Phase.FINISHED
     in_deal = s.phase in (Phase.TURN, Phase.DISCARD, Phase.CLAIM, Phase.JUDGING)
     out: dict[str, Any] = {
-        "status": "finished" if finished else "in_progress",
-        "deal": s.deal,
-        "phase": s.phase.value,
-        "to_act": [names[i] for i in to_act(s)],
-        "players": list(names),
         "seats": {names[i]: label(i) for i in range(SEATS)},
         "hands": {names[i]: list(s.hands[i]) for i in range(SEATS) if _sees_hand(viewer, i) and s.deal},
         "hand_sizes": {names[i]: len(s.hands[i]) for i in range(SEATS)},
@@ -86,7 +83,7 @@ def view(s: UxState, viewer: Viewer) -> dict[str, Any]:
     return out
 
 
-def redact(event: Event, viewer: Viewer) -> Event:
+def redact(state: UxState, event: Event, viewer: Viewer) -> Event:
     if viewer == ALL:
         return event
     if isinstance(event, DealStarted):
@@ -128,7 +125,7 @@ def _voided(event: Settled | DealDrawn) -> str:
 
 
 def describe(before: UxState, event: Event, viewer: Viewer) -> str:
-    event = redact(event, viewer)
+    event = redact(before, event, viewer)
     if isinstance(event, DealStarted):
         return f"deal {event.deal}: {label(event.dealer)} deals; revealed card {event.deck[36]}"
     if isinstance(event, Drew):
@@ -172,16 +169,13 @@ def describe(before: UxState, event: Event, viewer: Viewer) -> str:
         return f"deal {event.deal} drawn: {why}{tail}{_voided(event)}"
     if isinstance(event, MatchEnded):
         return "match ends: MP " + ", ".join(f"{n} {v:+d}" for n, v in event.mp.items())
-    if isinstance(event, RulingAppealed):
-        return f"{event.by} appeals {event.ruling_id}: {event.reason}"
-    if isinstance(event, RulingDecided):
-        return f"{event.by} {event.decision}s {event.ruling_id}: {event.reason}"
     return type(event).type_tag()
 
 
 def render(s: UxState, viewer: Viewer) -> str:
     v = view(s, viewer)
     names = s.players
+    acting = to_act(s)
     lines = [
         f"Uxinjo — deal {s.deal}, {s.phase.value}"
         + (f", dealer {label(s.dealer)} ({names[s.dealer]})" if s.dealer >= 0 else ""),
@@ -193,7 +187,7 @@ def render(s: UxState, viewer: Viewer) -> str:
         hand = " ".join(s.hands[i]) if name in v["hands"] else " ".join(["??"] * len(s.hands[i]))
         exposed = f"  exposed {' '.join(s.exposed[i])}" if s.exposed[i] else ""
         pen = f"  penalties {len(s.penalties[i])}" if s.penalties[i] else ""
-        mark = "*" if name in v["to_act"] else " "
+        mark = "*" if i in acting else " "
         lines.append(f"{mark}{label(i):<2} {name:<10} total {v['totals'][name]:+d}  {hand}{exposed}{pen}")
     lines.append(
         "markers: "

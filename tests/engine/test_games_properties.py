@@ -94,6 +94,8 @@ class Checker:
         else:
             assert legal == [], "only a seat the game waits for has legal commands"
             self.coverage.seats_not_to_act += 1
+        for command in legal:  # every legal command reads back from its own words
+            assert type(command).parse(seat, command.args()) == command, command.text()
         sample = legal
         if spec.legal_sample is not None and len(legal) > spec.legal_sample:
             sample = self.rng.sample(legal, spec.legal_sample)
@@ -125,11 +127,11 @@ class Checker:
                 again = game.command_for(e)
                 assert again is not None and game.decide(state, again)[0] == e
                 self.coverage.action_kinds.add(type(e))
-            assert self.spec.redact(played.state, e, ALL) == e
+            assert game.redact(state, e, ALL) == e
             for viewer in viewers(played.n):
                 text = game.describe(state, e, viewer)
                 assert isinstance(text, str) and text
-                redacted = self.spec.redact(played.state, e, viewer)
+                redacted = game.redact(state, e, viewer)
                 assert type(redacted) is type(e)
                 to_json(redacted)
             state = game.evolve(state, e)

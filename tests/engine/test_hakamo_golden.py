@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from kartludo.engine.hakamo import HAKAMO
+from kartludo.engine.hakamo import HAKAMO, Play
 from kartludo.engine.hakamo import rules as R
 from kartludo.engine.hakamo.state import Phase
 from kartludo.engine.jx import ORDER
@@ -355,7 +355,7 @@ def test_deal_f_non_lead_matatis_bonuses_and_a_loss_with_kunulo():
     ends = [e for e in t.events if isinstance(e, TrickEnded)]
     assert ends[2].cancels == [Cancel(seats=[SU, NO], cards=["G5", "GV"], why="discards of the same number (5)")]
     assert ends[3].cancels == [Cancel(seats=[OK, NO], cards=["AJ", "AJ"], why="AJ pair")]
-    assert HAKAMO.legal_commands(t.state, OR) == [R.Play(seat=OR, card="R2")]
+    assert HAKAMO.legal_commands(t.state, OR) == [Play(seat=OR, card="R2")]
     assert t.view(SU)["hands"]["bob"] == ["C"]
     events = t.play("R2")
     assert events[1] == Matatis(
@@ -554,4 +554,4 @@ def test_c_follows_as_the_colour_it_copies():
     t.act(OR, "play", "G1")
     err = t.refuse(SU, "play", "B1")
     assert "must follow G (C)" in err.message and err.rule == R.R_FOLLOW
-    assert HAKAMO.legal_commands(t.state, SU) == [R.Play(seat=SU, card="C")]
+    assert HAKAMO.legal_commands(t.state, SU) == [Play(seat=SU, card="C")]

@@ -328,13 +328,13 @@ def test_blind_manni_exchange_replaces_discards_with_the_top_cards():
     assert len(t.state.hands[BOB]) == 16 and t.state.manni == ("2D", "2C")
     # hidden: the discards and the cards taken, from everyone but the declarer
     for viewer in (ANN, CY, None):
-        r = G.redact(events[0], viewer)
+        r = G.redact(t.state, events[0], viewer)
         assert r.discards == ["??", "??"] and r.taken == ["??", "??"]
         v = G.view(t.state, viewer)
         assert "discards" not in v and "manni" not in v and "bob" not in v["hands"]
         assert v["exchanged"] == 2 and v["manni_count"] == 2
         assert G.describe(t.state, events[0], viewer) == "bob exchanges 2 cards with the Manni"
-    assert G.redact(events[0], BOB) == events[0]
+    assert G.redact(t.state, events[0], BOB) == events[0]
     assert G.view(t.state, BOB)["discards"] == ["4S", "5H"]
     assert G.describe(t.state, events[0], BOB).endswith("discards 4S 5H, takes 2S 2H")
     events = t.play_out()

@@ -7,7 +7,8 @@ import msgspec
 from kartludo.engine.base import PUBLIC
 from kartludo.engine.french import DECK_36
 from kartludo.engine.svoi_kozyri import SVOI_KOZYRI as G
-from kartludo.engine.svoi_kozyri.rules import RULING_DEALS, RULING_EMPTY_PILE, RULING_PILE_KEPT, end_of_deal, first_dealer
+from kartludo.engine.svoi_kozyri.rules import RULING_DEALS, RULING_EMPTY_PILE, RULING_PILE_KEPT, first_dealer
+from kartludo.engine.svoi_kozyri.settle import end_of_deal
 from kartludo.engine.svoi_kozyri.state import Phase
 from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
 from kartludo.events.svoi_kozyri import DealEnded, MatchEnded, PickedUp, Played, SixesPassed, SixPass

@@ -92,7 +92,7 @@ def test_win_on_the_stock_each_other_pays_points_minus_one():
         ),
     ]
     assert t.markers() == {"ann": {"bob": 2, "cy": 2}, "bob": {"ann": -2, "cy": 0}, "cy": {"ann": -2, "bob": 0}}
-    v = UXINJO.view(t.state, None)
+    v = t.view(None)
     assert v["totals"] == {"ann": 4, "bob": -2, "cy": -2}
     assert v["phase"] == "waiting_deal" and UXINJO.can_deal(t.state) and UXINJO.next_dealer(t.state) == SU
 
@@ -457,7 +457,7 @@ def test_finito_caps_the_transfer_and_ends_the_match_with_mp():
     r = UXINJO.result(t.state)
     assert r.scores == {"ann": 4, "bob": -3, "cy": -1} and r.ranks == {"ann": 1, "cy": 2, "bob": 3}
     assert r.match_points == r.scores and r.fouls == {"ann": 0, "bob": 0, "cy": 0}
-    v = UXINJO.view(t.state, None)
+    v = t.view(None)
     assert v["status"] == "finished" and v["mp"] == {"ann": 4, "bob": -3, "cy": -1}
     t.refuse(OR, "draw")
 

@@ -71,7 +71,13 @@ class Step:
         return self.played.n
 
     def redact(self, event: Event, viewer: Viewer) -> Event:
-        return self.spec.redact(self.state, event, viewer)
+        """``event`` (one of ``events``) as ``viewer`` sees it, given the state before it."""
+        state = self.before
+        for e in self.events:
+            if e is event:
+                break
+            state = self.spec.game.evolve(state, e)
+        return self.spec.game.redact(state, event, viewer)
 
 
 @dataclass(frozen=True)
@@ -114,8 +120,6 @@ class GameSpec:
     cards: Callable[[Any], Counter[str] | None]
     #: commands to try besides the legal ones (legal or not) for ``seat``
     candidates: Callable[[Any, int, random.Random], list[Command]]
-    #: the event as ``viewer`` may see it
-    redact: Callable[[Any, Event, Viewer], Event]
     #: the game's own invariants after every command
     check_step: Callable[[Step], None]
     modes: dict[str, Mode]

@@ -116,7 +116,6 @@ SPEC = GameSpec(
     created=created,
     cards=cards,
     candidates=candidates,
-    redact=lambda state, event, viewer: HAKAMO.redact(event, viewer),
     check_step=check_step,
     modes={
         "drawn": Mode(lambda n: [DRAWN] * 4, examples=8, deals=3, exhaustive=0.02),

@@ -143,7 +143,6 @@ SPEC = GameSpec(
     created=created,
     cards=cards,
     candidates=candidates,
-    redact=lambda state, event, viewer: G.redact(event, viewer),
     check_step=check_step,
     modes={
         "drawn": Mode(lambda n: [DRAWN] * 3, examples=8, options={"max_deals": 2}),

@@ -49,10 +49,6 @@ def candidates(state: Any, seat: int, rng: random.Random) -> list[Command]:
     return [Pickup(seat=seat)] + [Play(seat=seat, card=c) for c in DECK_36]
 
 
-def redact(state: Any, event: Any, viewer: Any) -> Any:
-    return G.redact(event, viewer, state.n)
-
-
 def check_step(step: Step) -> None:
     state, n = step.state, step.n
     names = step.names
@@ -123,7 +119,6 @@ SPEC = GameSpec(
     created=created,
     cards=cards,
     candidates=candidates,
-    redact=redact,
     check_step=check_step,
     modes={
         # random play, checked command by command over the first 250 commands

@@ -85,7 +85,6 @@ SPEC = GameSpec(
     created=created,
     cards=cards,
     candidates=candidates,
-    redact=lambda state, event, viewer: UXINJO.redact(event, viewer),
     check_step=check_step,
     modes={
         "drawn": Mode(lambda n: [DRAWN] * 3, examples=30, deals=3, exhaustive=0.1),

@@ -80,7 +80,7 @@ def parse(game: Game[Any], seat: int | None, text: str) -> Command:
 
 
 def redact(game: Game[Any], state: Any, event: Event, viewer: int) -> Event:
-    return SPECS[game.name].redact(state, event, viewer)
+    return game.redact(state, event, viewer)
 
 
 def state_view(game: Game[Any], state: Any, viewer: int, players: list[str]) -> dict[str, Any]:

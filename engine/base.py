@@ -254,59 +254,59 @@ class Game(abc.ABC, Generic[S]):
 
     # --- the rules ------------------------------------------------------------------
     @abc.abstractmethod
-    def start(self, created: MatchCreated) -> S:
+    def start(self, created: MatchCreated, /) -> S:
         """The state right after ``MatchCreated``, before any deal."""
 
     @abc.abstractmethod
-    def next_dealer(self, state: S) -> int:
+    def next_dealer(self, state: S, /) -> int:
         """The seat that deals the next deal (recorded in ``DealStarted``)."""
 
     @abc.abstractmethod
-    def check(self, state: S, command: Command) -> list[Event]:
+    def check(self, state: S, command: Command, /) -> list[Event]:
         """The action events ``command`` causes, or ``IllegalCommand`` naming the rule
         (a ``StartDeal`` included: see ``check_deal``). ``decide`` and
         ``legal_commands`` both run it, so they never disagree."""
 
     @abc.abstractmethod
-    def candidates(self, state: S, seat: int) -> list[Command]:
+    def candidates(self, state: S, seat: int, /) -> list[Command]:
         """Every command worth checking for ``seat`` now (a superset of the legal ones)."""
 
     @abc.abstractmethod
-    def evolve(self, state: S, event: Event) -> S:
+    def evolve(self, state: S, event: Event, /) -> S:
         """Fold one event. Never validates: events are facts."""
 
     @abc.abstractmethod
-    def automatic(self, state: S) -> list[Event]:
+    def automatic(self, state: S, /) -> list[Event]:
         """Events the rules make happen now without anyone's command (rulings,
         settlements, automatic plays). ``decide`` appends them; ``audit recheck``
         compares them with what was recorded."""
 
     @abc.abstractmethod
-    def to_act(self, state: S) -> list[int]:
+    def to_act(self, state: S, /) -> list[int]:
         """Seats whose command the game is waiting for (several in a claim window)."""
 
     @abc.abstractmethod
-    def result(self, state: S) -> Result | None:
+    def result(self, state: S, /) -> Result | None:
         """The match result once finished, else None."""
 
     # --- hidden information -----------------------------------------------------------
     @abc.abstractmethod
-    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
+    def view(self, state: S, viewer: Viewer, /) -> dict[str, Any]:
         """The game's own fields as ``viewer`` (seat index, ``ALL`` or ``PUBLIC``) may
         see them: ``hands``, ``totals`` and those DESIGN.md's ``state --json`` lists
         for the game. The match-level fields are the app's."""
 
     @abc.abstractmethod
-    def redact(self, state: S, event: Event, viewer: Viewer) -> Event:
+    def redact(self, state: S, event: Event, viewer: Viewer, /) -> Event:
         """``event`` as ``viewer`` may see it (hidden cards replaced by ``"??"``);
         ``state`` is the match state before it (who holds which dealt card)."""
 
     @abc.abstractmethod
-    def render(self, state: S, viewer: Viewer) -> str:
+    def render(self, state: S, viewer: Viewer, /) -> str:
         """A text picture of the table for ``replay`` and ``state``."""
 
     @abc.abstractmethod
-    def describe(self, before: S, event: Event, viewer: Viewer) -> str:
+    def describe(self, before: S, event: Event, viewer: Viewer, /) -> str:
         """One line saying what one of the game's own events did, e.g. "Su discards R7"
         (the match's common events are described by the app)."""
 
@@ -315,22 +315,22 @@ class Game(abc.ABC, Generic[S]):
         """Refuse (``BadCommand``) options that do not fit these players; called when
         a match is created, so a bad setup never reaches the store."""
 
-    def standing(self, state: S) -> Result | None:
+    def standing(self, state: S, /) -> Result | None:
         """The result as things stand now (between deals, a series cut at its
         deadline is scored from it); by default the final result once finished."""
         return self.result(state)
 
-    def closed_fields(self, state: S) -> dict[str, Any]:
+    def closed_fields(self, state: S, /) -> dict[str, Any]:
         """What ``view`` shows once a match is finished, for a match the pipeline closed
         (a series deadline) while the game's own state still runs: the game never sees
         that closure. None by default."""
         return {}
 
-    def decisions(self, event: Event) -> list[Decision]:
+    def decisions(self, event: Event, /) -> list[Decision]:
         """The decisions without a penalty that ``event`` (a derived event) records."""
         return []
 
-    def penalty_changes(self, event: Event) -> "PenaltyChanges | None":
+    def penalty_changes(self, event: Event, /) -> "PenaltyChanges | None":
         """What a derived event did to standing penalty rulings (lifted them, or voided
         what they would have won), for the audit trail; None: nothing."""
         return None

@@ -6,6 +6,8 @@ game's rules; games decide what ranks they use and how they compare.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 SUITS = ("S", "H", "D", "C")
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -40,7 +42,7 @@ def is_card(code: str) -> bool:
     return len(code) == 2 and code in _ORDER
 
 
-def sort_cards(cards) -> tuple[str, ...]:
+def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
     """Suit by suit (S H D C), high to low: how a hand is shown."""
     return tuple(sorted(cards, key=_ORDER.__getitem__))
 

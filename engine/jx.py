@@ -7,6 +7,8 @@ multiset. Nothing here knows a game's rules.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 COLOURS = ("R", "G", "B")
 COLOUR_NAMES = {"R": "red", "G": "green", "B": "blue"}
 NUMBERS = tuple(range(1, 10))
@@ -55,7 +57,7 @@ def is_jx(code: str) -> bool:
     return code in JX
 
 
-def sort_cards(cards) -> tuple[str, ...]:
+def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(cards, key=ORDER.__getitem__))
 
 

@@ -36,17 +36,16 @@ class UndecodableEvent(ValueError):
     """A payload that does not decode as its declared type and version."""
 
 
-#: Modules defining event types; imported on first need so that decoding any
-#: stored row works without the caller importing every game.
-EVENT_MODULES = (
-    "kartludo.events.match",
-    "kartludo.events.series",
-    "kartludo.events.uxinjo",
-    "kartludo.events.hakamo",
-    "kartludo.events.laugavatnsmanni",
-    "kartludo.events.svoi_kozyri",
-    "kartludo.events.tokens",
-)
+def event_modules() -> list[str]:
+    """Modules defining event types: every module of this package (the common ones and
+    each installed game's), imported on first need so that decoding any stored row
+    works without the caller importing every game."""
+    import pkgutil
+
+    from kartludo import events
+
+    return [f"kartludo.events.{m.name}" for m in pkgutil.iter_modules(events.__path__)
+            if not m.ispkg and m.name != "base"]
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -84,7 +83,7 @@ def register_union(*types: type[Event]) -> msgspec.msgpack.Decoder:
 def _union(types: tuple[type[Event], ...]) -> Any:
     from typing import Union
 
-    return Union[types]  # type: ignore[valid-type]
+    return Union[types]
 
 
 def upcaster(tag: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
@@ -101,11 +100,9 @@ def upcaster(tag: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
 def _load_games_for(tag: str) -> msgspec.msgpack.Decoder:
     """Game event modules register themselves on import; import them on first need."""
     import importlib
-    import importlib.util
 
-    for module in EVENT_MODULES:
-        if importlib.util.find_spec(module) is not None:  # a game not in this build has no events
-            importlib.import_module(module)
+    for module in event_modules():
+        importlib.import_module(module)
     try:
         return _DECODERS[tag]
     except KeyError:
@@ -135,7 +132,8 @@ def decode(tag: str, schema_version: int, payload: bytes) -> Event:
     cls = _TYPES[tag]
     try:
         if schema_version == cls.schema:
-            return decoder.decode(payload)
+            event: Event = decoder.decode(payload)
+            return event
         return _upcast(cls, tag, schema_version, _raw_decoder.decode(payload))
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise UndecodableEvent(f"payload of {tag!r} v{schema_version} does not decode: {exc}") from None
@@ -168,7 +166,8 @@ def _upcast(cls: type[Event], tag: str, version: int, data: Any) -> Event:
 
 def to_builtins(event: Event) -> dict[str, Any]:
     """The event as plain JSON-able data (tag included)."""
-    return msgspec.to_builtins(event)
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    return data
 
 
 def to_json(event: Event) -> bytes:

@@ -73,8 +73,19 @@ def test_every_package_folder_is_listed_in_pyproject():
     import tomllib
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    listed = dict(config["package-dir"])
-    assert sorted(listed) == sorted(config["packages"])
+    mapped = dict(config["package-dir"])
+
+    def folder(name: str) -> str:
+        """A package's folder: its own mapping, or its nearest mapped parent's plus the rest."""
+        parts = name.split(".")
+        for k in range(len(parts), 0, -1):
+            parent = ".".join(parts[:k])
+            if parent in mapped:
+                return "/".join([mapped[parent], *parts[k:]])
+        raise AssertionError(f"package {name} maps to no folder in pyproject's package-dir")
+
+    listed = {name: folder(name) for name in config["packages"]}
+    assert set(mapped) <= set(listed), "a package-dir entry names no listed package"
     # a data-only package (no Python): the rules pages, shipped beside the web package
     data_only = {name: folder for name, folder in listed.items() if not (ROOT / folder / "__init__.py").exists()}
     assert data_only == {"kartludo.web.rules": "docs/rules"}
@@ -86,3 +97,18 @@ def test_every_package_folder_is_listed_in_pyproject():
             folder = init.parent.relative_to(ROOT).as_posix()
             found.add(folder)
     assert found == set(listed.values())
+
+
+def test_every_game_package_is_in_pyproject():
+    """A game is found by being installed (``engine.registry``): a game folder missing
+    from pyproject's package list would silently vanish from the wheel."""
+    import tomllib
+
+    packages = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    games = sorted(p.parent.name for p in (ROOT / "engine").glob("*/__init__.py"))
+    assert games, "no game package under engine/"
+    missing = [g for g in games if f"kartludo.engine.{g}" not in packages]
+    assert not missing, (
+        "game package(s) " + ", ".join(f"engine/{g}" for g in missing) + " missing from [tool.setuptools] packages in "
+        "pyproject.toml: add " + ", ".join(f'"kartludo.engine.{g}"' for g in missing) + " to that list"
+    )

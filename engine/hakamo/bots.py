@@ -92,7 +92,7 @@ class HeuristicBot(Bot[Any]):
 
     @staticmethod
     def _lay(hand: list[str], by_text: dict[str, Command]) -> str:
-        lengths = Counter(colour(c) for c in hand if colour(c))
+        lengths = Counter(c[0] for c in hand if colour(c))
         ranked = sorted(hand, key=lambda c: (card_value(c), c))
         upper_up = False
         upper = ranked[0]
@@ -141,7 +141,7 @@ class HeuristicBot(Bot[Any]):
         declared = v["declared"]
         if declared == "malhakama":
             if me in team:
-                return v["counts"][me] < 9
+                return bool(v["counts"][me] < 9)
             return True
         if declared == me:
             return True

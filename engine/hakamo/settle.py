@@ -3,6 +3,8 @@ deal's scoring (§6-7) and the match's end."""
 
 from __future__ import annotations
 
+import msgspec
+
 from kartludo.engine.base import ranks_from_scores
 from kartludo.engine.hakamo import cards as hc
 from kartludo.engine.hakamo.rules import (
@@ -123,7 +125,7 @@ def _jx_over_follow(s: HkState, plays: list[ev.TrickCard]) -> bool:
 def _score(s: HkState) -> ev.DealScored:
     d, k = s.deklaristo, s.kunulo
     B, S = s.contract, s.share
-    common = dict(
+    common = ev.DealScored(
         deal=s.deal,
         counted=s.counted + 1,
         deklaristo=d,
@@ -136,12 +138,13 @@ def _score(s: HkState) -> ev.DealScored:
         end=s.end or "",
         tricks=s.tricks,
         matistos=list(s.matistos),
+        target=None,
+        awards=[],
     )
     if s.resigned:
         cost = -(-B // 2)
-        return ev.DealScored(
-            **common,
-            target=None,
+        return msgspec.structs.replace(
+            common,
             awards=[ev.Award(seat=d, role="deklaristo", points=-cost, formula=f"-ceil(B/2) = -ceil({B}/2) = -{cost}")],
             rulings=[RULING_RESIGN],
         )
@@ -186,8 +189,8 @@ def _score(s: HkState) -> ev.DealScored:
     if any(CENTRO in t for t in s.taken):
         rulings.append(RULING_COUNT_C)
     rulings.append(RULING_SCORE)
-    return ev.DealScored(
-        **common,
+    return msgspec.structs.replace(
+        common,
         target=target,
         counts=rows,
         top=top,

@@ -9,7 +9,7 @@ It reads only ``game.view(state, seat)``.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Iterable
 
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot
@@ -30,7 +30,7 @@ LATE_TRICKS = 2.5
 NULLO_EXTRA = 1.4
 
 
-def _by_suit(hand) -> dict[str, list[int]]:
+def _by_suit(hand: Iterable[str]) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {s: [] for s in SUITS}
     for c in hand:
         out[suit(c)].append(value(c))
@@ -39,7 +39,7 @@ def _by_suit(hand) -> dict[str, list[int]]:
     return out
 
 
-def estimate_tricks(hand, trump: str | None) -> float:
+def estimate_tricks(hand: Iterable[str], trump: str | None) -> float:
     """Rough tricks a 16-card hand takes as declarer with ``trump`` (None: Grand)."""
     total = LATE_TRICKS
     suits = _by_suit(hand)
@@ -59,7 +59,7 @@ def estimate_tricks(hand, trump: str | None) -> float:
     return total
 
 
-def estimate_nullo_tricks(hand) -> float:
+def estimate_nullo_tricks(hand: Iterable[str]) -> float:
     """Rough tricks a hand cannot avoid taking in Nullo."""
     total = NULLO_EXTRA
     for values in _by_suit(hand).values():
@@ -69,7 +69,7 @@ def estimate_nullo_tricks(hand) -> float:
     return total
 
 
-def contract_value(hand, contract: str) -> float:
+def contract_value(hand: Iterable[str], contract: str) -> float:
     """Expected declarer score of ``contract`` (tricks over 8, Nullo tricks under 4)."""
     if contract == "nullo":
         return 4 - estimate_nullo_tricks(hand)

@@ -113,7 +113,7 @@ class Exchange(Command, frozen=True, kw_only=True, tag="exchange"):
 
     ``parse`` lists distinct cards in hand order, as ``legal_commands`` does."""
 
-    arguments: ClassVar[tuple[Arg, ...]] = (Cards("cards", read_card, CARDS_52, "2C 3D", order=sort_cards),)
+    arguments: ClassVar[tuple[Arg, ...]] = (Cards("cards", read_card, CARDS_52, "3D 2C", order=sort_cards),)
 
     cards: tuple[str, ...] = ()
 

@@ -7,7 +7,7 @@ invalid munts on purpose (for tests of the penalty machinery).
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Iterable
 
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot
@@ -94,10 +94,10 @@ class HeuristicBot(Bot[Any]):
         return legal[0]
 
     @staticmethod
-    def _faces(cards, revealed) -> list[str]:
+    def _faces(cards: Iterable[str], revealed: str | None) -> list[str]:
         return [f for f in (face(c, revealed) for c in cards) if f is not None]
 
-    def _keep(self, hand, card: str, revealed) -> int:
+    def _keep(self, hand: Iterable[str], card: str, revealed: str | None) -> int:
         """How much ``card`` combines with the rest of the hand (low = discard it)."""
         f = face(card, revealed)
         if f is None:
@@ -106,10 +106,10 @@ class HeuristicBot(Bot[Any]):
         rest.remove(card)
         return sum(affinity(f, g) for g in self._faces(rest, revealed))
 
-    def _gain(self, hand, card: str, revealed) -> int:
+    def _gain(self, hand: Iterable[str], card: str, revealed: str | None) -> int:
         f = face(card, revealed)
         return 0 if f is None else sum(affinity(f, g) for g in self._faces(hand, revealed))
 
-    def _strength(self, hand, revealed) -> int:
+    def _strength(self, hand: Iterable[str], revealed: str | None) -> int:
         faces = self._faces(hand, revealed)
         return sum(affinity(a, b) for i, a in enumerate(faces) for b in faces[i + 1 :])

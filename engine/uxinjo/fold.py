@@ -3,7 +3,7 @@ validates: events are facts."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import msgspec
 
@@ -230,7 +230,7 @@ def _decided(s: UxState, e: RulingDecided) -> UxState:
     return s
 
 
-def recompute(ledger, overturned: frozenset[str]) -> tuple[tuple[int, int, int], tuple[tuple[str, ...], ...]]:
+def recompute(ledger: Sequence[LedgerRow], overturned: frozenset[str]) -> tuple[tuple[int, int, int], tuple[tuple[str, ...], ...]]:
     """Replay the ledger: transfers in order with finito capping, each voided by its
     payee's active penalties, each winner's munt lifting its oldest penalty."""
     markers: tuple[int, int, int] = (0, 0, 0)

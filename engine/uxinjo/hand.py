@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from kartludo.engine.jx import CENTRO, COLOURS, JX, NUMBER_CARDS, ORDER, colour
 
@@ -94,8 +94,9 @@ def face(card: str, revealed: str | None) -> str | None:
 def _triple_options(cards: tuple[str, ...], revealed: str | None) -> list[tuple[tuple[str, ...], tuple[str, ...], bool]]:
     """Ways three cards form a combination: (labels and faces in the combination's
     order, is trio)."""
-    faces = [face(c, revealed) for c in cards]
-    if None in faces:
+    seen = [face(c, revealed) for c in cards]
+    faces = [f for f in seen if f is not None]
+    if len(faces) < len(seen):
         return []
     fixed = tuple(sorted((f for f in faces if f != WILD), key=ORDER.__getitem__))
     k = 3 - len(fixed)
@@ -138,7 +139,8 @@ def _best(six: tuple[str, ...], revealed: str | None) -> HandScore | None:
     return best
 
 
-def _score(cards, faces, trios: int, revealed) -> tuple[int, tuple[tuple[str, int], ...], int]:
+def _score(cards: Sequence[str], faces: Sequence[str], trios: int,
+           revealed: str | None) -> tuple[int, tuple[tuple[str, int], ...], int]:
     wilds = sum(1 for c in cards if face(c, revealed) == WILD)
     colours = {colour(f) for f in faces}
     rows: list[tuple[str, int]] = [("base", 2)]
@@ -157,7 +159,7 @@ def _score(cards, faces, trios: int, revealed) -> tuple[int, tuple[tuple[str, in
     return sum(p for _, p in rows), tuple(rows), wilds
 
 
-def best_split(six, revealed: str | None, eltiro: int = 0) -> HandScore | None:
+def best_split(six: Sequence[str], revealed: str | None, eltiro: int = 0) -> HandScore | None:
     """The six cards' best split and points (``eltiro`` = the holder's exposed Jx),
     or None when they do not form two combinations."""
     if len(six) != 6:
@@ -171,10 +173,10 @@ def best_split(six, revealed: str | None, eltiro: int = 0) -> HandScore | None:
     return score._replace(points=score.points + eltiro, rows=tuple(rows))
 
 
-def is_valid_win(six, revealed: str | None, eltiro: int, needed: int) -> bool:
+def is_valid_win(six: Sequence[str], revealed: str | None, eltiro: int, needed: int) -> bool:
     score = best_split(six, revealed, eltiro)
     return score is not None and score.points >= needed
 
 
-def forms_combinations(six, revealed: str | None) -> bool:
+def forms_combinations(six: Sequence[str], revealed: str | None) -> bool:
     return best_split(six, revealed) is not None

@@ -4,7 +4,7 @@ from them (decisions without a penalty, penalties lifted or voided)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from kartludo.engine.base import Decision, PenaltyChanges
 from kartludo.engine.jx import AJX
@@ -79,7 +79,7 @@ def _judge_claims(s: UxState) -> Event:
     return _drawn(s, "foul")
 
 
-def _foul_event(s: UxState, seat: int, six, score, claimed: str | None) -> Foul:
+def _foul_event(s: UxState, seat: int, six: tuple[str, ...], score: HandScore | None, claimed: str | None) -> Foul:
     before = len(s.penalties[seat])
     if score is None:
         reason = "the six cards do not form two combinations"
@@ -115,7 +115,8 @@ def _foul_event(s: UxState, seat: int, six, score, claimed: str | None) -> Foul:
 
 
 
-def _notes(s: UxState, transfers: list[Transfer], score=None, void_claims=()) -> list[str]:
+def _notes(s: UxState, transfers: list[Transfer], score: HandScore | None = None,
+           void_claims: Sequence[int] = ()) -> list[str]:
     notes = []
     if len(s.levu) >= SEATS:
         notes.append(RULING_ALL_LEVU)
@@ -133,7 +134,7 @@ def _notes(s: UxState, transfers: list[Transfer], score=None, void_claims=()) ->
 def _levu_requests(s: UxState, winner: int) -> list[tuple[int, int, int, str]]:
     if len(s.levu) >= SEATS:  # all three declared: every levu is void
         return []
-    out = []
+    out: list[tuple[int, int, int, str]] = []
     for l in s.levu:
         if l != winner:
             out.extend((l, (l + k) % SEATS, 1, "levu") for k in (1, 2))
@@ -155,7 +156,8 @@ def _transfers(s: UxState, requests: list[tuple[int, int, int, str]]) -> list[Tr
     return out
 
 
-def _settle(s: UxState, winner: int, win: str, discarder: int | None, card: str, six, score, void_claims) -> Settled:
+def _settle(s: UxState, winner: int, win: str, discarder: int | None, card: str, six: tuple[str, ...],
+            score: HandScore, void_claims: Sequence[int]) -> Settled:
     points = score.points
     requests: list[tuple[int, int, int, str]] = []
     if win == "discard":

@@ -7,7 +7,7 @@ a munt's six cards (a declared hand is shown to the table).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import msgspec
 
@@ -30,6 +30,7 @@ from kartludo.events.uxinjo import (
     Passed,
     Settled,
     Took,
+    Transfer,
 )
 
 HIDDEN = "??"
@@ -103,7 +104,7 @@ def _points(n: int) -> str:
     return f"{n} point{'s' if n != 1 else ''}"
 
 
-def _transfers_text(s: UxState, transfers) -> str:
+def _transfers_text(s: UxState, transfers: Sequence[Transfer]) -> str:
     parts = []
     for t in transfers:
         who = f"{label(t.payer)}→{label(t.payee)} {t.amount} {t.reason}"

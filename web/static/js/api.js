@@ -86,8 +86,16 @@ export function storedToken(scope) {
   return sessionStorage.getItem(TOKEN_KEY(scope));
 }
 
+/**
+ * The games this server has (GET /games: name, title, player counts, options, seats,
+ * verbs, rules page and table module), loaded once before any page runs. No page
+ * lists the games itself.
+ */
+export const GAMES = await api("/games").catch(() => []);
+
 export function gameTitle(game) {
-  return { uxinjo: "Uxinjo", hakamo: "Hakamo", laugavatnsmanni: "Laugavatnsmanni", "svoi-kozyri": "Svoi Kozyri" }[game] || game;
+  const found = GAMES.find((g) => g.name === game);
+  return found ? found.title : game;
 }
 
 export function formatTime(iso) {

@@ -1,7 +1,7 @@
 // The match list: every match with its game, players, status and date, newest first.
-import { api, el, errorBox, formatTime, gameTitle, page, show } from "../api.js";
+import { GAMES as ALL_GAMES, api, el, errorBox, formatTime, gameTitle, page, show } from "../api.js";
 
-const GAMES = ["uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"];
+const GAMES = ALL_GAMES.map((g) => g.name);
 
 async function load(main, game) {
   const rows = await api(`/matches${game ? `?game=${encodeURIComponent(game)}` : ""}`);

@@ -1,7 +1,7 @@
 // League standings: the same figures as `kartludo standings` (per game or across games).
-import { api, el, errorBox, gameTitle, page, show } from "../api.js";
+import { GAMES as ALL_GAMES, api, el, errorBox, gameTitle, page, show } from "../api.js";
 
-const GAMES = ["uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"];
+const GAMES = ALL_GAMES.map((g) => g.name);
 const SORTS = ["rating", "matches", "wins", "score", "placement", "player"];
 
 /** "1:2 2:1", as the CLI prints places (keys in the same string order). */

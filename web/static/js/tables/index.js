@@ -2,17 +2,13 @@
 // (GET /matches/{id}/state) in any viewer's view. opts.actionFor(code, player) → {label,
 // onClick} | null turns the cards of a shown hand into buttons (the live seat table);
 // opts.bottom names the player whose seat is drawn at the bottom (default: the viewer).
-import { render as uxinjo } from "./uxinjo.js";
-import { render as hakamo } from "./hakamo.js";
-import { render as laugavatnsmanni } from "./laugavatnsmanni.js";
-import { render as svoiKozyri } from "./svoi-kozyri.js";
+// Each game draws its table in its own module (GET /games names it: tables/<game>.js),
+// loaded here before any page draws, so a new game needs no line in this file.
+import { GAMES } from "../api.js";
 
-export const RENDERERS = {
-  uxinjo,
-  hakamo,
-  laugavatnsmanni,
-  "svoi-kozyri": svoiKozyri,
-};
+export const RENDERERS = Object.fromEntries(await Promise.all(
+  GAMES.map(async (g) => [g.name, (await import(g.table_module)).render]),
+));
 
 /** A <section class="t-table t-<game>"> for ``state.game``; throws on an unknown game. */
 export function renderTable(state, opts = {}) {

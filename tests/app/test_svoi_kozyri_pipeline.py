@@ -47,3 +47,23 @@ def test_every_table_size_with_options(store):
                                    options={"trumps": trumps, "deals": "2"})
         live = check_match(svc, store, mid)
         assert deals == 2 and "".join(live.state.trumps) == trumps.replace(",", "")
+
+
+def test_a_seat_sees_its_own_twelve_cards_in_its_deal_event(store):
+    """The generic path (replay steps, the service's events) hands the game the state
+    before the event, so at a three-player table each seat sees its 12 dealt cards."""
+    from kartludo.app.replay import build
+
+    svc = MatchService(store)
+    mid = svc.create("svoi-kozyri", ["ann", "bob", "cy"], seed=5)
+    svc.deal(mid)
+    replay = build(mid, svc.records(mid), 1)
+    hands = svc.state_json(svc.load(mid), -1)["hands"]
+    for seat, name in enumerate(["ann", "bob", "cy"]):
+        deck = replay.event_json(1, seat)["payload"]["deck"]
+        shown = [c for c in deck if c != "??"]
+        assert len(shown) == 12
+        passed = replay.steps[1].record.event  # the sixes pass right after the deal
+        gave = {p.card for p in passed.passes if p.giver == seat}
+        got = {p.card for p in passed.passes if p.receiver == seat}
+        assert set(shown) == (set(hands[name]) - got) | gave

@@ -219,3 +219,31 @@ def test_every_game_and_player_count_is_covered():
     for name, spec in SPECS.items():
         assert spec.player_counts == get_game(name).player_counts
         assert set(spec.modes) == {"drawn", "heuristic", "mixed"}
+
+
+@pytest.mark.parametrize("name, n", TABLES)
+def test_a_seat_sees_exactly_its_own_dealt_cards_in_the_deal_event(name, n):
+    """``redact`` gets the state before the event, so a seat's view of a ``DealStarted``
+    shows exactly the cards it was dealt (plus what everyone sees, such as Uxinjo's
+    revealed card), whatever the table size; the public and the other seats see none
+    of them."""
+    from kartludo.engine.base import StartDeal, seeded_deck
+
+    spec = SPECS[name]
+    game = spec.game
+    created = spec.created(n, 11, {})
+    before = game.start(created)
+    deck, key = seeded_deck(game.deck(created.options), 11, 1)
+    [dealt] = game.check(before, StartDeal(deck=deck, shuffle=key))
+    after = game.evolve(before, dealt)
+
+    def seen(viewer):
+        return Counter(c for c in game.redact(before, dealt, viewer).deck if c != "??")
+
+    public = seen(PUBLIC)
+    assert seen(ALL) == Counter(deck)
+    names = list(created.players)
+    for seat in range(n):
+        own = Counter(game.view(after, seat)["hands"][names[seat]])
+        assert own, "a seat is dealt cards"
+        assert seen(seat) == own + public, f"{name}, {n} players: seat {seat}"

@@ -17,11 +17,12 @@ import pytest
 from kartludo.app import rulebook
 from kartludo.engine.base import IllegalCommand, StartDeal, seeded_deck
 from kartludo.engine.bots import RandomBot
-from kartludo.engine.registry import get_game
+from kartludo.engine.registry import game_names, get_game
 from kartludo.events.match import MatchCreated, Ruling
 
 ROOT = Path(__file__).resolve().parents[2]
-GAMES = {"uxinjo": "uxinjo", "hakamo": "hakamo", "laugavatnsmanni": "laugavatnsmanni", "svoi_kozyri": "svoi-kozyri"}
+#: engine package -> game name, for every installed game
+GAMES = {name.replace("-", "_"): name for name in game_names()}
 
 
 def unresolved(citation: str, game: str) -> list[str]:

@@ -10,7 +10,8 @@ def test_games_lists_every_installed_game_with_its_verbs(client):
     r = client.get("/games")
     assert r.status_code == 200, r.text
     games = {g["name"]: g for g in r.json()}
-    assert sorted(games) == sorted(game_names()) and len(games) == 4
+    assert sorted(games) == sorted(game_names())
+    assert {"uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"} <= set(games)
     ux = games["uxinjo"]
     assert ux["title"] == "Uxinjo" and ux["player_counts"] == [3] and ux["seats"] == ["Or", "Su", "Ok"]
     assert ux["options"]["needed_base"]["default"] == 2 and "levu" in ux["options"]["needed_base"]["help"]

@@ -4,7 +4,7 @@
 game (legality, the fold, the codecs, hidden hands, determinism, derived events). Each
 game's module here declares only what the contract cannot say: how to count its cards,
 which commands to try beyond the legal ones, the bots it is played with, and the
-invariants of its own rules. A fifth game adds one module and one line in ``SPECS``.
+invariants of its own rules. A fifth game adds one module here.
 """
 
 from __future__ import annotations
@@ -274,9 +274,12 @@ def viewers(n: int) -> list[Viewer]:
 
 
 def _load() -> dict[str, GameSpec]:
-    from . import hakamo, laugavatnsmanni, svoi_kozyri, uxinjo
+    """Every module of this package declares one game's ``SPEC``."""
+    import importlib
+    import pkgutil
 
-    return {spec.name: spec for spec in (uxinjo.SPEC, hakamo.SPEC, laugavatnsmanni.SPEC, svoi_kozyri.SPEC)}
+    specs = [importlib.import_module(f"{__name__}.{m.name}").SPEC for m in pkgutil.iter_modules(__path__)]
+    return {spec.name: spec for spec in sorted(specs, key=lambda spec: spec.name)}
 
 
 SPECS: dict[str, GameSpec] = _load()

@@ -22,7 +22,7 @@ from kartludo.events.match import DealStarted, MatchCreated
 
 __all__ = [
     "ALL", "PUBLIC", "Viewer", "IllegalCommand", "BadCommand", "Command", "StartDeal", "Option", "Decision",
-    "Result", "DealRules", "GameState", "Game", "Bot", "ranks_from_scores", "check_deck", "check_deal",
+    "Result", "DealRules", "GameState", "Game", "PenaltyChanges", "Bot", "ranks_from_scores", "check_deck", "check_deal",
     "deal_command", "seeded_deck", "decide_with", "accepted", "fold", "parse_options", "put", "remove",
     "WAITING_DEAL", "FINISHED",
 ]

@@ -7,7 +7,7 @@ from typing import Iterable
 
 from kartludo.engine.base import DealRules
 from kartludo.engine.hakamo import cards as hc
-from kartludo.engine.hakamo.state import DEALS, MAX_BID, SEAT_LABELS, SEATS, HkState, Phase
+from kartludo.engine.hakamo.state import MAX_BID, SEAT_LABELS, SEATS, HkState, Phase
 from kartludo.engine.jx import ORDER
 
 

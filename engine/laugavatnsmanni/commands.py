@@ -36,7 +36,6 @@ from kartludo.engine.laugavatnsmanni.rules import (
     R_USED,
     name,
     next_dealer,
-    to_act,
     unused,
 )
 from kartludo.engine.laugavatnsmanni.settle import automatic

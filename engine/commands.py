@@ -270,9 +270,11 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
 class StartDeal(Command, frozen=True, kw_only=True, tag="deal"):
     """Start the next deal with this deck order (top first).
 
-    The pipeline fills ``deck`` from the match's seeded shuffle when none is
-    entered by hand; ``shuffle`` then names that shuffle. ``seat`` is -1: a deal is
-    started by the table (or its TD), not by a seat.
+    The engine never shuffles: when no deck is entered by hand the pipeline fills
+    ``deck`` from the match's seeded shuffle (``shuffle`` then names it) or, in a
+    match without a seed, from the operating system's CSPRNG (``shuffle`` is
+    ``"random"``). ``seat`` is -1: a deal is started by the table (or its TD), not
+    by a seat.
     """
 
     player_verb: ClassVar[bool] = False

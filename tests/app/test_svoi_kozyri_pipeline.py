@@ -53,6 +53,7 @@ def test_a_seat_sees_its_own_twelve_cards_in_its_deal_event(store):
     """The generic path (replay steps, the service's events) hands the game the state
     before the event, so at a three-player table each seat sees its 12 dealt cards."""
     from kartludo.app.replay import build
+    from kartludo.app.visibility import read_match
 
     svc = MatchService(store)
     mid = svc.create("svoi-kozyri", ["ann", "bob", "cy"], seed=5)
@@ -60,7 +61,8 @@ def test_a_seat_sees_its_own_twelve_cards_in_its_deal_event(store):
     replay = build(mid, svc.records(mid), 1)
     hands = svc.state_json(svc.load(mid), -1)["hands"]
     for seat, name in enumerate(["ann", "bob", "cy"]):
-        deck = replay.event_json(1, seat)["payload"]["deck"]
+        reading = read_match(mid, svc.records(mid), seat)
+        deck = replay.event_json(1, seat, reading)["payload"]["deck"]
         shown = [c for c in deck if c != "??"]
         assert len(shown) == 12
         passed = replay.steps[1].record.event  # the sixes pass right after the deal

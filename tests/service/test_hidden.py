@@ -237,6 +237,16 @@ class Table:
     def records(self):
         return self.store.read_stream(f"match-{self.mid}")
 
+    def records_with_states(self):
+        """Each match event (after the creation) with the match's state before it."""
+        from kartludo.app.matches import fold_records, step
+
+        records = self.records()
+        state = fold_records(self.mid, records[:1]).state
+        for r in records[1:]:
+            yield r, state
+            state = step(self.game, state, r.event)
+
     def learn(self) -> None:
         """Fold what each reader may legitimately know into its ``seen`` set."""
         match = self.match()
@@ -244,7 +254,8 @@ class Table:
         face_down = [c for h in hands for c in h] + rest
         # on the table, in the public view, or in an event of this deal as the public sees it (the engine's redact)
         shown = [self.game.view(match.state, PUBLIC)]
-        shown += [to_builtins(self.game.redact(r.event, PUBLIC)) for r in self.records() if r.position >= self.deal_start]
+        shown += [to_builtins(self.game.redact(before, r.event, PUBLIC))
+                  for r, before in self.records_with_states() if r.position >= self.deal_start]
         public = minus(self.deck, face_down) | (words(shown) & self.codes)
         for r in self.readers:
             r.seen |= public

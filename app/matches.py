@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import secrets
 from typing import Any, Iterable, Sequence
 
 import msgspec
@@ -184,6 +185,7 @@ class MatchService:
                    sorted((options or {}).items()), series)
         resolved = parse_options(game, options or {})
         stored = scoped_command_id(caller, command_id, request) if command_id is not None else None
+        lot = secrets.randbits(62) if seed is None else None
         if match_id is None:
             match_id = (hashlib.sha256(f"match:{stored[:CALLER_KEY_LENGTH]}".encode()).hexdigest()[:12]
                         if stored is not None else os.urandom(6).hex())
@@ -194,7 +196,7 @@ class MatchService:
             players = list(players or [])
             check_players(game, players)
             game.check_setup(players, resolved)
-            created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=seed,
+            created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=seed, lot=lot,
                                    options=resolved)
             extra = also(match_id, players) if also is not None else []
             return match_id, self._append_creation([(stream_of(match_id), [created], 0), *extra], match_id,
@@ -205,7 +207,7 @@ class MatchService:
         info = load_series(self.store, series)
         seats = check_can_add(info, game.name, list(players) if players else None, self.store.clock())
         game.check_setup(seats, resolved)
-        created = MatchCreated(game=game.name, ruleset=game.ruleset, players=seats, seed=seed, options=resolved,
+        created = MatchCreated(game=game.name, ruleset=game.ruleset, players=seats, seed=seed, lot=lot, options=resolved,
                                series=series)
         added = SeriesMatchAdded(match_id=match_id, players=seats)
         # one transaction: the series' version orders its matches (and so the seat rotation)

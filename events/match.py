@@ -28,6 +28,10 @@ class MatchCreated(Event, frozen=True, kw_only=True, tag="match.created"):
     seed: int | None = None
     options: dict[str, Any] = {}
     series: str | None = None
+    #: a match without a seed: a number drawn from the OS CSPRNG at creation, from which
+    #: the rules draw what they choose at random before any deal (Svoi Kozyri's first
+    #: dealer). Public: it decides nothing hidden. None with a seed (the seed decides).
+    lot: int | None = None
 
 
 #: ``DealStarted.shuffle`` of a deck shuffled by the operating system's CSPRNG

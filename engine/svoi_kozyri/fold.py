@@ -37,7 +37,7 @@ def start(created: MatchCreated) -> SkState:
         trumps=tuple(given[:n]),
         deals=int(options.get("deals", DEFAULT_DEALS)),
         problem=problem,
-        upcoming_dealer=first_dealer(created.seed, n),
+        upcoming_dealer=first_dealer(created.seed if created.seed is not None else created.lot, n),
         hands=((),) * n,
         losses=(0,) * n,
     )

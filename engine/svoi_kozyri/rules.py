@@ -43,8 +43,9 @@ def label(s: SkState, seat: int) -> str:
 
 
 
-def first_dealer(seed: int, n: int) -> int:
-    """The first dealer, drawn at random from the match seed (and recorded in deal 1)."""
+def first_dealer(seed: int | None, n: int) -> int:
+    """The first dealer, drawn at random from the match's seed or, without one, its
+    lot (both recorded at creation; the dealer is recorded again in deal 1)."""
     return random.Random(f"{seed}:first-dealer").randrange(n)
 
 

@@ -69,3 +69,26 @@ def test_a_seat_sees_its_own_twelve_cards_in_its_deal_event(store):
         gave = {p.card for p in passed.passes if p.giver == seat}
         got = {p.card for p in passed.passes if p.receiver == seat}
         assert set(shown) == (set(hands[name]) - got) | gave
+
+
+def test_without_a_seed_the_first_dealer_is_drawn_afresh_and_recorded(store):
+    """A match without a seed draws its first dealer from the lot recorded at its
+    creation: not one fixed seat for every match, and the stream alone re-folds it."""
+    svc = MatchService(store)
+    dealers = set()
+    for _ in range(24):
+        mid = svc.create("svoi-kozyri", ["ann", "bob", "cy"])
+        records = store.read_stream(stream_of(mid))
+        created = records[0].event
+        assert created.seed is None and isinstance(created.lot, int)
+        svc.deal(mid)
+        dealt = next(r.event for r in store.read_stream(stream_of(mid)) if isinstance(r.event, DealStarted))
+        assert dealt.dealer == fold_records(mid, records[:1]).state.upcoming_dealer
+        dealers.add(dealt.dealer)
+    assert dealers == {0, 1, 2}  # 24 draws miss a seat with probability 3 * (2/3)**24 < 1e-4
+
+
+def test_a_seeded_match_records_no_lot(store):
+    svc = MatchService(store)
+    mid = svc.create("svoi-kozyri", ["ann", "bob", "cy"], seed=9)
+    assert store.read_stream(stream_of(mid))[0].event.lot is None

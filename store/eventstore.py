@@ -140,6 +140,8 @@ class EventStore:
         self._heads: dict[tuple[str, int], bytes] = {}
         self._idle: list[Any] = []
         self._idle_lock = threading.Lock()
+        #: called with the number of events after each write (``chain.AutoSealer``)
+        self.sealer: Any = None
         if self.backend == "sqlite":
             from kartludo.store.sqlite import SqliteDriver
 
@@ -153,7 +155,13 @@ class EventStore:
     def open(cls, url: str, *, create: bool = True, clock: Callable[[], int] = now_us) -> "EventStore":
         engine = create_engine(url)
         ensure_ready(engine, create=create)
-        return cls(engine, clock=clock)
+        store = cls(engine, clock=clock)
+        from kartludo.store.chain import AutoSealer, seal_every
+
+        every = seal_every()
+        if every:
+            store.sealer = AutoSealer(every)
+        return store
 
     def close(self) -> None:
         """Close every connection: the store's idle ones and the engine's pool."""
@@ -261,6 +269,8 @@ class EventStore:
                 return original
             raise ConcurrencyConflict(stream_id, expected_version, self.stream_version(stream_id)) from None
         self._remember(stream_id, version, prev)
+        if self.sealer is not None:
+            self.sealer.appended(self, len(rows))
         return Appended(stream_id, expected_version + 1, version, positions)
 
     def _rows(
@@ -322,12 +332,17 @@ class EventStore:
             count = last - first + 1
             appended.append(Appended(stream_id, first, last, positions[:count]))
             positions = positions[count:]
+        if self.sealer is not None:
+            self.sealer.appended(self, len(rows))
         return appended
 
     def insert_rows(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> list[int]:
         """Write rows whose hashes were already checked (``transfer.import_events``) in
         one transaction; returns their positions."""
-        return self._write(rows, commands, None)
+        positions = self._write(rows, commands, None)
+        if self.sealer is not None:
+            self.sealer.appended(self, len(rows))
+        return positions
 
     def _write(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]],
                streams: list[str] | None) -> list[int]:
@@ -347,17 +362,26 @@ class EventStore:
         batches (``transfer.import_events``): all committed when the block ends, none if
         it raises. No size limit; meanwhile, on PostgreSQL, followers of the global
         order wait at the horizon for it."""
+        written = 0
+
+        def write(rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
+            nonlocal written
+            bulk.write(rows, commands)
+            written += len(rows)
+
         try:
             with self._connection() as conn:
                 bulk = self._driver.bulk(conn, self._more_positions)
                 try:
-                    yield bulk.write
+                    yield write
                 except BaseException:
                     bulk.rollback()
                     raise
                 bulk.commit()
         except self._driver.OperationalError as exc:
             raise self._operational(exc) from None
+        if self.sealer is not None and written:
+            self.sealer.appended(self, written)
 
     def _more_positions(self) -> int:
         """A fresh block of positions for a long transaction (PostgreSQL)."""
@@ -549,6 +573,84 @@ class EventStore:
             row = self._query_one("SELECT count(*) FROM events")
         return int(row[0]) if row else 0
 
+    # --- raw rows, for checking and copying the log --------------------------
+    def rows_by_stream(self, after: tuple[str, int] = ("", 0), limit: int = 20_000) -> list[Sequence[Any]]:
+        """Rows (``position, <columns>``) in (stream, version) order after ``after``: a
+        keyset page, one range of the (stream, version) index (``integrity.verify``)."""
+        return self._query(
+            f"{_SELECT} WHERE (stream_id, version) > (:s, :v) ORDER BY stream_id, version LIMIT :n",
+            s=after[0], v=after[1], n=limit,
+        )
+
+    def rows_in_order(self, after_position: int = 0, limit: int = 5000, *, settled: bool = True) -> list[Sequence[Any]]:
+        """Rows (``position, <columns>``) in global order after ``after_position``; only
+        settled ones unless ``settled`` is False (a check that must see every row)."""
+        where = f" AND {self.settled_condition}" if settled else ""
+        return self._query(f"{_SELECT} WHERE position > :p{where} ORDER BY position LIMIT :n",
+                           p=after_position, n=limit)
+
+    def stream_rows(self, stream_id: str, after_version: int = 0, limit: int = 5000) -> list[Sequence[Any]]:
+        """One stream's rows (``position, <columns>``) by version after ``after_version``."""
+        return self._query(f"{_SELECT} WHERE stream_id = :s AND version > :v ORDER BY version LIMIT :n",
+                           s=stream_id, v=after_version, n=limit)
+
+    def stored_hashes(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
+        """The stored hash of each (stream, version) present among ``keys``."""
+        if not keys:
+            return {}
+        values = ", ".join(f"(:s{i}, :v{i})" for i in range(len(keys)))
+        params: dict[str, Any] = {}
+        for i, (sid, version) in enumerate(keys):
+            params[f"s{i}"], params[f"v{i}"] = sid, version
+        rows = self._query(
+            f"SELECT e.stream_id, e.version, e.hash FROM (VALUES {values}) AS k "
+            "JOIN events e ON e.stream_id = k.column1 AND e.version = k.column2",
+            **params,
+        )
+        return {(r[0], r[1]): bytes(r[2]) for r in rows}
+
+    def command_rows(self, after: tuple[str, str] = ("", ""), limit: int = 20_000) -> list[Sequence[Any]]:
+        """The ``commands`` table (stream, command id, first and last version), in key order."""
+        return self._query(
+            "SELECT stream_id, command_id, first_version, last_version FROM commands "
+            "WHERE (stream_id, command_id) > (:s, :c) ORDER BY stream_id, command_id LIMIT :n",
+            s=after[0], c=after[1], n=limit,
+        )
+
+    def commands_from_events(self, after: tuple[str, str] = ("", ""), limit: int = 20_000) -> list[Sequence[Any]]:
+        """What the ``commands`` table must hold, derived from the events: per (stream,
+        command id) its first and last version and its number of events, in key order."""
+        return self._query(
+            "SELECT stream_id, command_id, min(version), max(version), count(*) FROM events "
+            "WHERE (stream_id, command_id) > (:s, :c) GROUP BY stream_id, command_id "
+            "ORDER BY stream_id, command_id LIMIT :n",
+            s=after[0], c=after[1], n=limit,
+        )
+
+    def select(self, sql: str, **params: Any) -> list[Sequence[Any]]:
+        """A read-only query with ``:name`` placeholders, for the store's own modules
+        (``store.chain``) that keep tables beside ``events``."""
+        return self._query(sql, **params)
+
+    @contextlib.contextmanager
+    def exclusive(self, lock: int) -> Iterator["Exclusive"]:
+        """One write transaction that holds ``lock`` (PostgreSQL: an advisory lock;
+        SQLite: the file's write lock) until it commits when the block ends; rolled
+        back if it raises. For the store's own bookkeeping beside the events (the
+        global chain and its seals), never for events themselves."""
+        try:
+            with self._connection() as conn:
+                tx = Exclusive(self._driver, conn)
+                self._driver.begin_exclusive(conn, lock)
+                try:
+                    yield tx
+                except BaseException:
+                    self._driver.reset(conn)
+                    raise
+                self._driver.execute(conn, "COMMIT", {})
+        except self._driver.OperationalError as exc:
+            raise self._operational(exc) from None
+
     # --- plumbing ------------------------------------------------------------
     def _query(self, sql: str, **params: Any) -> list[Sequence[Any]]:
         # the hot path: ``_connection`` written out, without a generator
@@ -567,3 +669,20 @@ class EventStore:
     def _query_one(self, sql: str, **params: Any) -> Sequence[Any] | None:
         rows = self._query(sql, **params)
         return rows[0] if rows else None
+
+
+class Exclusive:
+    """Statements inside ``EventStore.exclusive``: ``:name`` placeholders."""
+
+    def __init__(self, driver: Any, conn: Any) -> None:
+        self._driver, self._conn = driver, conn
+
+    def query(self, sql: str, **params: Any) -> list[Sequence[Any]]:
+        return self._driver.query(self._conn, sql, params)
+
+    def execute(self, sql: str, **params: Any) -> None:
+        self._driver.execute(self._conn, sql, params)
+
+    def executemany(self, sql: str, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            self._driver.executemany(self._conn, sql, rows)

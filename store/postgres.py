@@ -45,7 +45,7 @@ ANY_STREAM = "*"
 @functools.lru_cache(maxsize=256)
 def _pyformat(sql: str) -> str:
     """``:name`` placeholders (the store's portable form) as psycopg's ``%(name)s``."""
-    return re.sub(r"(?<!:):([a-z_]+)", r"%(\1)s", sql)
+    return re.sub(r"(?<!:):([a-z_][a-z0-9_]*)", r"%(\1)s", sql)
 
 
 class PostgresDriver:
@@ -117,6 +117,21 @@ class PostgresDriver:
         with conn.cursor() as cur:
             cur.execute(_pyformat(sql), params)
             return cur.fetchall()
+
+    def execute(self, conn: Any, sql: str, params: dict[str, Any]) -> None:
+        with conn.cursor() as cur:
+            cur.execute(_pyformat(sql), params)
+
+    def executemany(self, conn: Any, sql: str, rows: list[dict[str, Any]]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(_pyformat(sql), rows)
+
+    def begin_exclusive(self, conn: Any, lock: int) -> None:
+        """A transaction holding an advisory lock: one writer of that kind at a time,
+        appends to ``events`` not held up."""
+        with conn.cursor() as cur:
+            cur.execute("BEGIN")
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
 
 
 class _Bulk:

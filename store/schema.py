@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 #: the Alembic head revision this build expects (a test checks it against Alembic)
-SCHEMA_REVISION = "0006"
+SCHEMA_REVISION = "0007"
 #: PostgreSQL channel on which the store announces each commit to ``events``, after
 #: it commits; the payload is the stream written ("*" for an import). Migration 0003
 #: announced from a trigger inside the transaction; 0006 moved it to the store.
@@ -75,3 +75,28 @@ CALLER_KEY_LENGTH = 36
 _KEYED = text("substr(command_id, 1, 3) = 'k1:'")
 Index("uq_commands_caller_key", commands.c.stream_id, func.substr(commands.c.command_id, 1, CALLER_KEY_LENGTH),
       unique=True, sqlite_where=_KEYED, postgresql_where=_KEYED)
+
+# The global chain (migration 0007): one entry per settled event, in global order,
+# each hashing the previous entry, the event's position and its hash (store/chain.py).
+chain = Table(
+    "chain",
+    metadata,
+    Column("position", Position, primary_key=True, autoincrement=False),
+    Column("n", BigInteger, nullable=False),
+    Column("stream_id", String(200), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("hash", LargeBinary(32), nullable=False),
+)
+
+# Signed heads of the global chain (Ed25519; the key lives outside the database).
+seals = Table(
+    "seals",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("position", BigInteger, nullable=False),
+    Column("events", BigInteger, nullable=False),
+    Column("head", LargeBinary(32), nullable=False),
+    Column("sealed_at_us", BigInteger, nullable=False),
+    Column("key", String(64), nullable=False),
+    Column("signature", LargeBinary(64), nullable=False),
+)

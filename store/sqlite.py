@@ -60,6 +60,16 @@ class SqliteDriver:
     def query(self, conn: Any, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
         return conn.execute(sql, params).fetchall()
 
+    def execute(self, conn: Any, sql: str, params: dict[str, Any]) -> None:
+        conn.execute(sql, params)
+
+    def executemany(self, conn: Any, sql: str, rows: list[dict[str, Any]]) -> None:
+        conn.executemany(sql, rows)
+
+    def begin_exclusive(self, conn: Any, lock: int) -> None:
+        """The file's write lock is the only lock there is."""
+        conn.execute("BEGIN IMMEDIATE")
+
 
 class _Bulk:
     """One write transaction fed in batches (an import)."""

@@ -59,29 +59,20 @@ def parse_us(text: str) -> int:
 BATCH = 5000
 #: present events compared against the database per query (import)
 _COMPARE = 500
-_COLS = (
-    "position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, prev_hash, hash"
-)
 
 
 def _export_rows(store: EventStore, stream_id: str | None) -> Iterator[tuple]:
     """Settled rows in global order (or one stream's, by version), page by page."""
-    if stream_id is None:
-        sql = (f"SELECT {_COLS} FROM events WHERE position > :k AND {store.settled_condition} "
-               "ORDER BY position LIMIT :n")
-        params: dict[str, Any] = {}
-        key_column = 0
-    else:  # a stream's positions grow with its versions: page by the (stream, version) index
-        sql = f"SELECT {_COLS} FROM events WHERE stream_id = :s AND version > :k ORDER BY version LIMIT :n"
-        params = {"s": stream_id}
-        key_column = 2
     key = 0
     while True:
-        rows = store._query(sql, k=key, n=BATCH, **params)
+        if stream_id is None:
+            rows = store.rows_in_order(key, BATCH)
+        else:  # a stream's positions grow with its versions: page by the (stream, version) index
+            rows = store.stream_rows(stream_id, key, BATCH)
         if not rows:
             return
         yield from rows
-        key = rows[-1][key_column]
+        key = rows[-1][0 if stream_id is None else 2]
 
 
 def export_events(store: EventStore, out: IO[bytes], stream_id: str | None = None) -> int:
@@ -231,16 +222,7 @@ class _Import:
         self.compare = []
 
     def _stored_hashes(self, keys: list[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
-        values = ", ".join(f"(:s{i}, :v{i})" for i in range(len(keys)))
-        params: dict[str, Any] = {}
-        for i, (sid, version) in enumerate(keys):
-            params[f"s{i}"], params[f"v{i}"] = sid, version
-        rows = self.store._query(
-            f"SELECT e.stream_id, e.version, e.hash FROM (VALUES {values}) AS k "
-            "JOIN events e ON e.stream_id = k.column1 AND e.version = k.column2",
-            **params,
-        )
-        return {(r[0], r[1]): bytes(r[2]) for r in rows}
+        return self.store.stored_hashes(keys)
 
     def _flush(self) -> None:
         if self.rows or self.commands:

@@ -42,6 +42,14 @@ def require_pg() -> None:
         pytest.skip(problem)
 
 
+@pytest.fixture(autouse=True)
+def _own_config_home(tmp_path_factory, monkeypatch):
+    """Seal keys (``store.keys``) live under ``$XDG_CONFIG_HOME``: each test gets its own
+    empty one, so no test reads or writes the real home's key."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("KARTLUDO_KEY", raising=False)
+
+
 @pytest.fixture
 def pg_url():
     """A fresh, empty PostgreSQL schema as a URL (search_path set by the URL)."""

@@ -1,0 +1,96 @@
+"""The global chain and its seals, on every backend: what each one catches."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from kartludo.store import chain
+from kartludo.store.integrity import verify
+from kartludo.store.keys import key_path, new_key
+
+from sample_events import Noted
+
+
+def notes(*ns: int) -> list[Noted]:
+    return [Noted(n=n) for n in ns]
+
+
+def run(store, sql: str, **params) -> None:
+    with store.engine.begin() as conn:
+        conn.execute(sa.text(sql), params)
+
+
+def fill(store) -> None:
+    store.append("match-a", notes(1, 2), 0, command_id="a1")
+    store.append("match-b", notes(1), 0, command_id="b1")
+    store.append("match-a", notes(3), 2, command_id="a2")
+    store.append("tokens", notes(9), 0, command_id="t1")
+
+
+def test_the_chain_covers_every_settled_event_and_verifies(store):
+    fill(store)
+    head = chain.extend(store)
+    assert head.events == 5 and head.position == store.head_position()
+    assert chain.extend(store) == head  # nothing new: nothing chained twice
+    store.append("match-b", notes(2), 1)
+    report = verify(store)
+    assert report.ok, report.problems
+    assert (report.chained, report.unchained, report.commands) == (5, 1, 5)
+    assert chain.extend(store).events == 6 and verify(store).unchained == 0
+
+
+def test_a_streams_newest_event_deleted_is_named(store):
+    fill(store)
+    chain.extend(store)
+    pos = store.read_stream("match-a")[-1].position
+    run(store, "DELETE FROM events WHERE position = :p", p=pos)
+    run(store, "DELETE FROM commands WHERE command_id = 'a2'")
+    report = verify(store)
+    assert not report.ok and report.problems[0].position == pos
+    assert "missing" in report.problems[0].reason and "match-a version 3" in str(report.problems[0])
+
+
+def test_a_deleted_commands_row_is_named(store):
+    fill(store)
+    run(store, "DELETE FROM commands WHERE command_id = 'b1'")
+    report = verify(store)
+    assert "commands row ('match-b', 'b1')" in str(report.problems[0])
+    assert "apply again" in report.problems[0].reason
+
+
+def test_seals_sign_the_head_and_a_rewrite_no_longer_reaches_it(store):
+    fill(store)
+    key = new_key(key_path())
+    sealed, new = chain.seal(store, key)
+    assert new and sealed.signed_by(key.public) and sealed.events == 5
+    assert chain.seal(store, key) == (sealed, False)
+    assert verify(store, trusted=[key.public]).ok
+    # the attacker rewrites the chain entries to agree with a deleted event: the seal catches it
+    pos = store.read_stream("tokens")[-1].position
+    run(store, "DELETE FROM events WHERE position = :p", p=pos)
+    run(store, "DELETE FROM commands WHERE command_id = 't1'")
+    run(store, "DELETE FROM chain WHERE position = :p", p=pos)
+    report = verify(store, stop_at_first=False)
+    assert any(p.place.startswith("seal #1") for p in report.problems), report.problems
+    other = new_key(key_path().with_name("other.key"))
+    report = verify(store, trusted=[other.public])
+    assert "not trusted" in report.problems[0].reason
+
+
+@pytest.mark.parametrize("every", [3])
+def test_automatic_chaining_every_n_events(db_url, every, monkeypatch):
+    from kartludo.store import EventStore
+    from kartludo.store.database import create_engine, upgrade
+
+    monkeypatch.setenv("KARTLUDO_SEAL_EVERY", str(every))
+    upgrade(create_engine(db_url))
+    store = EventStore.open(db_url)
+    try:
+        new_key(key_path())
+        store.append("s", notes(1, 2), 0)
+        assert chain.chain_head(store).events == 0
+        store.append("s", notes(3), 2)
+        assert chain.chain_head(store).events == 3 and len(chain.seals(store)) == 1
+    finally:
+        store.close()

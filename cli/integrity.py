@@ -1,35 +1,52 @@
-"""``kartludo verify``: the log's integrity, checked from the rows alone."""
+"""``kartludo verify``: the log's integrity, checked from the rows, the seals and the key."""
 
 from __future__ import annotations
 
 import click
 
-from kartludo.cli.context import Env, echo_json, pass_env
+from kartludo.cli.context import CommandError, Env, echo_json, pass_env
+from kartludo.cli.keys import KEY_OPTION, trusted_keys
 
 
 @click.command()
 @click.option("--all-problems", is_flag=True, help="Report every bad event, not only the first.")
 @click.option("--no-fold", is_flag=True, help="Skip re-folding every match through its engine.")
+@KEY_OPTION
+@click.option("--trust", multiple=True, metavar="PUBKEY",
+              help="A public key the seals must be signed by (repeatable; default: the local key's).")
+@click.option("--head", "heads", multiple=True, metavar="POSITION:EVENTS:HEAD",
+              help="A head written down earlier (`kartludo seal --print`) the log must still reach (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_env
-def verify(env: Env, all_problems: bool, no_fold: bool, as_json: bool) -> None:
-    """Check every stream's version sequence and hash chain, then re-fold every
-    match through its game's engine and check every deal: its commitment matches its
-    deck and salt, and a seeded deal's deck is exactly the seed's shuffle.
+def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, trust: tuple[str, ...],
+           heads: tuple[str, ...], as_json: bool) -> None:
+    """Check every stream's version sequence and hash chain, the global chain over
+    the global order, every seal's signature and that the log still reaches each seal's
+    head (and each --head), and that the commands table is what the events say; then
+    re-fold every match through its game's engine and check every deal: its commitment
+    matches its deck and salt, and a seeded deal's deck is exactly the seed's shuffle.
 
-    Exits 1 naming the first bad event (stream, version, position) when a payload,
-    a hash or the order was altered, a match no longer folds, or a deal is not the
-    deck it committed to or its seed gives.
+    Exits 1 naming the first problem (stream, version, position; or the seal, head or
+    commands row) when an event was edited, deleted, inserted or moved, a seal does
+    not verify or is no longer reached, a match no longer folds, or a deal is not the
+    deck it committed to or its seed gives. Events after the newest chained position
+    rest on their stream chains only (the report says how many).
 
     \b
     Example:
-        kartludo verify
+        kartludo verify --trust 6f1e…c2 --head 4123:4123:9ab0…
     """
+    from kartludo.store.chain import parse_head
     from kartludo.store.integrity import verify as run_verify
 
     from kartludo.app.fairness import DealReport, verify_deals
 
-    report = run_verify(env.store, stop_at_first=not all_problems)
+    try:
+        written = [parse_head(h) for h in heads]
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    trusted = trusted_keys(key_file, trust)
+    report = run_verify(env.store, stop_at_first=not all_problems, trusted=trusted, heads=written)
     folded, fold_problems = 0, []
     deals = DealReport()
     if report.ok:
@@ -40,8 +57,12 @@ def verify(env: Env, all_problems: bool, no_fold: bool, as_json: bool) -> None:
         folded, fold_problems = refold_all(env.store)
     deal_problems = deals.problems if all_problems else deals.problems[:1]
     ok = report.ok and not fold_problems and not deal_problems
+    newest = report.newest_seal.text() if report.newest_seal else None
     if as_json:
         echo_json({"ok": ok, "streams": report.streams, "events": report.events, "problems": report.problems,
+                   "chained": report.chained, "chain_end": report.chain_end, "unchained": report.unchained,
+                   "seals": report.seals, "seals_trusted": report.seals_trusted, "newest_seal": newest,
+                   "commands": report.commands,
                    "matches_folded": folded, "fold_problems": fold_problems, "deals": deals.deals,
                    "deals_committed": deals.committed, "deals_seeded": deals.seeded,
                    "deal_problems": deal_problems})
@@ -50,6 +71,18 @@ def verify(env: Env, all_problems: bool, no_fold: bool, as_json: bool) -> None:
         click.echo(f"ok: {report.events} events in {report.streams} streams, every hash chain intact{folds}; "
                    f"{deals.deals} deals: {deals.committed} commitments match, {deals.seeded} seeded deals "
                    "are their seed's shuffle")
+        click.echo(f"global chain: {report.chained} events up to position {report.chain_end}; "
+                   f"{report.commands} command records match the events")
+        if report.seals:
+            by = "a trusted key" if report.seals_trusted else "the keys they name (pass --trust PUBKEY to pin one)"
+            click.echo(f"seals: {report.seals} signed by {by}; the log reaches the newest, {newest}")
+        else:
+            click.echo("seals: none yet (`kartludo seal` records one)")
+        if heads:
+            click.echo(f"written-down heads reached: {len(heads)}")
+        if report.unchained:
+            click.echo(f"not yet chained: {report.unchained} events after position {report.chain_end} "
+                       "(covered by their stream chains only)")
     else:
         for problem in [*report.problems, *fold_problems, *deal_problems]:
             click.echo(f"BAD {problem}", err=True)

@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "events": ("kartludo.cli.transfer", "events", "Export or import the event log as JSON Lines."),
     "serve": ("kartludo.cli.serve", "serve", "Serve the match API over HTTP (Litestar on uvicorn)."),
     "token": ("kartludo.cli.tokens", "token", "API bearer tokens: issue a TD token, revoke a token."),
+    "key": ("kartludo.cli.keys", "key", "The seal key (outside the database): create it, show its public half."),
+    "seal": ("kartludo.cli.keys", "seal", "Record a signed head of the log; --print shows it to write down."),
 }
 
 

@@ -34,3 +34,8 @@ class StoreBusy(StoreError):
 
 class ImportRefused(StoreError):
     """An events file whose content, hash chain or versions do not check out."""
+
+
+class InvalidValue(StoreError, ValueError):
+    """A value one of the backends cannot store (too long, a NUL, not text): refused on
+    every backend alike, so that every log moves between them."""

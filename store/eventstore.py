@@ -34,7 +34,7 @@ from sqlalchemy.engine import Engine
 
 from kartludo.events.base import CURRENT, Event, UndecodableEvent, UnknownEventType, decode
 from kartludo.store.database import POOL_TIMEOUT_S, create_engine, describe_url, ensure_ready, first_line, pool_limit
-from kartludo.store.errors import ConcurrencyConflict, DatabaseUnavailable, StoreBusy, StoreError
+from kartludo.store.errors import ConcurrencyConflict, DatabaseUnavailable, InvalidValue, StoreBusy, StoreError
 from kartludo.store.schema import POSITION_ROW_BITS
 
 GENESIS = bytes(32)
@@ -112,6 +112,26 @@ def _type_meta(cls: type) -> tuple[str, int, bytes]:
         tag, schema = cls.__struct_config__.tag, cls.schema  # type: ignore[attr-defined]
         meta = _TYPE_META[cls] = (tag, schema, _canonical.encode(tag) + _canonical.encode(schema))
     return meta
+
+
+#: the longest stream id, actor and command id (``VARCHAR(200)`` in ``store.schema``)
+TEXT_LIMIT = 200
+
+
+def check_envelope(stream_id: str, actor: str, command_id: str) -> None:
+    """Refuse, on every backend, the envelope text PostgreSQL would refuse: over
+    ``TEXT_LIMIT`` characters, a NUL character, or a lone surrogate (not UTF-8)."""
+    for what, value in (("stream id", stream_id), ("actor", actor), ("command id", command_id)):
+        if not isinstance(value, str):
+            raise InvalidValue(f"the {what} must be text, not {type(value).__name__}")
+        if len(value) > TEXT_LIMIT:
+            raise InvalidValue(f"the {what} is {len(value)} characters long; at most {TEXT_LIMIT}: {value[:40]!r}…")
+        if "\x00" in value:
+            raise InvalidValue(f"the {what} contains a NUL character: {value[:40]!r}")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidValue(f"the {what} is not valid UTF-8 text: {value[:40]!r}") from None
 
 
 def now_us() -> int:
@@ -278,6 +298,7 @@ class EventStore:
         recorded_at: int,
     ) -> tuple[list[tuple[Any, ...]], bytes]:
         """The rows to insert, hash-chained from the stream's head; and the new head hash."""
+        check_envelope(stream_id, actor, command_id)
         prev = self._prev_hash(stream_id, expected_version)
         rows = []
         version = expected_version

@@ -14,7 +14,7 @@ from typing import IO, Any, Callable, Iterable, Iterator
 import msgspec
 
 from kartludo.events.base import UndecodableEvent, UnknownEventType, decode
-from kartludo.store.eventstore import GENESIS, EventStore, chain_hash
+from kartludo.store.eventstore import GENESIS, EventStore, chain_hash, check_envelope
 from kartludo.store.database import first_line
 from kartludo.store.errors import ImportRefused
 
@@ -110,6 +110,7 @@ def _parse(number: int, raw: bytes) -> tuple:
         decode(line.type, line.schema_version, payload)
         recorded = parse_us(line.recorded_at)
         prev, digest = bytes.fromhex(line.prev_hash), bytes.fromhex(line.hash)
+        check_envelope(line.stream_id, line.actor, line.command_id)
     except (UnknownEventType, UndecodableEvent) as exc:
         raise ImportRefused(f"line {number}: {exc}") from None
     except ValueError as exc:

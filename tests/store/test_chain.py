@@ -94,3 +94,22 @@ def test_automatic_chaining_every_n_events(db_url, every, monkeypatch):
         assert chain.chain_head(store).events == 3 and len(chain.seals(store)) == 1
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("stream", "s" * 201, "stream id is 201 characters long"),
+    ("stream", "match-\x00", "stream id contains a NUL"),
+    ("actor", "a" * 201, "actor is 201 characters long"),
+    ("actor", "td\x00", "actor contains a NUL"),
+    ("command", "c" * 201, "command id is 201 characters long"),
+    ("command", "c\x00", "command id contains a NUL"),
+    ("actor", "bad\udcff", "actor is not valid UTF-8"),
+])
+def test_values_postgresql_refuses_are_refused_on_every_backend(store, field, value, says):
+    from kartludo.store.errors import InvalidValue
+
+    args = {"stream": "s", "actor": "", "command": None, field: value}
+    with pytest.raises(InvalidValue, match=says):
+        store.append(args["stream"], notes(1), 0, actor=args["actor"], command_id=args["command"])
+    assert store.count_events() == 0
+    store.append("s" * 200, notes(1), 0, actor="a" * 200, command_id="c" * 200)  # the limit itself is fine

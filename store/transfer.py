@@ -4,12 +4,24 @@ A line holds everything the hash covers except the global position, which belong
 to one database: importing elsewhere keeps every hash, and export -> import ->
 export gives an identical file. Payloads are written exactly as stored (no
 upcasting), so their msgpack bytes, and so the hash chain, are rebuilt exactly.
+
+Signed exports: with the seal key (``store.keys``) the file ends with one more line,
+``{"seal": …}``: the number of events, the head they end at (each event's hash chained
+in file order), the stream exported (or none), whether token events are in it, the
+public key and its Ed25519 signature of all that. The file stays deterministic (no
+time in it). Token events (credentials, as hashes) are left out unless asked for.
+
+An import refuses a file that is unsigned (unless ``unsigned``), signed by a key not
+trusted, or altered after signing; refuses token events unless ``with_tokens``, and
+then only from a signed file; and runs the forgery checks of ``store.forgery``. It
+writes in one transaction: on any refusal, nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, timezone
-from typing import IO, Any, Callable, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -17,6 +29,8 @@ from kartludo.events.base import UndecodableEvent, UnknownEventType, decode
 from kartludo.store.eventstore import GENESIS, EventStore, chain_hash, check_envelope
 from kartludo.store.database import first_line
 from kartludo.store.errors import ImportRefused
+from kartludo.store.forgery import TOKEN_TYPES, Screen
+from kartludo.store.keys import SealKey, fingerprint, signature_ok
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _raw = msgspec.msgpack.Decoder()
@@ -38,8 +52,38 @@ class Line(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     payload: Any
 
 
+class ExportSeal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The last line of a signed export: what the signature covers, and the signature."""
+
+    events: int
+    head: str
+    stream: str | None
+    with_tokens: bool
+    key: str
+    signature: str
+
+    def message(self) -> bytes:
+        return export_message(self.events, bytes.fromhex(self.head), self.stream, self.with_tokens)
+
+
+class _SealLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    seal: ExportSeal
+
+
+def export_message(events: int, head: bytes, stream: str | None, with_tokens: bool) -> bytes:
+    """The bytes an export's signature covers (tagged: no seal of the log reads the same)."""
+    return _packer.encode(("kartludo-export", 1, events, head, stream or "", with_tokens))
+
+
+def export_link(head: bytes, event_hash: bytes) -> bytes:
+    """The export's running head after one more event."""
+    return hashlib.sha256(head + event_hash).digest()
+
+
 _line_encoder = msgspec.json.Encoder()
 _line_decoder = msgspec.json.Decoder(Line)
+_seal_decoder = msgspec.json.Decoder(_SealLine)
+SEAL_PREFIX = b'{"seal":'
 
 
 def format_us(us: int) -> str:
@@ -75,19 +119,29 @@ def _export_rows(store: EventStore, stream_id: str | None) -> Iterator[tuple]:
         key = rows[-1][0 if stream_id is None else 2]
 
 
-def export_events(store: EventStore, out: IO[bytes], stream_id: str | None = None) -> int:
+def export_events(store: EventStore, out: IO[bytes], stream_id: str | None = None, *,
+                  key: SealKey | None = None, with_tokens: bool = False) -> int:
     """Write the log (or one stream) in global order, a page at a time; returns the
-    number of lines. Everything committed before the call is included once settled
-    (``EventStore.settle``); what is still unsettled when a page is read is not."""
+    number of events written. Everything committed before the call is included once
+    settled (``EventStore.settle``); what is still unsettled when a page is read is not.
+    Token events only ``with_tokens``; with ``key`` a signed seal line ends the file."""
     if stream_id is None:
         store.settle()
     n = 0
+    head = GENESIS
     encode = _line_encoder.encode
     for _pos, sid, ver, tag, sv, payload, rec, actor, cid, prev, digest in _export_rows(store, stream_id):
+        if tag in TOKEN_TYPES and not with_tokens:
+            continue
         line = Line(sid, ver, tag, sv, format_us(rec), actor, cid, bytes(prev).hex(), bytes(digest).hex(),
                     _raw.decode(payload))
         out.write(encode(line) + b"\n")
+        head = export_link(head, bytes(digest))
         n += 1
+    if key is not None:
+        signature = key.sign(export_message(n, head, stream_id, with_tokens))
+        seal = ExportSeal(n, head.hex(), stream_id, with_tokens, key.public, signature.hex())
+        out.write(encode(_SealLine(seal)) + b"\n")
     return n
 
 
@@ -146,9 +200,14 @@ class _Import:
     """The single pass of an import: each line checked, linked to its stream, and
     either compared with the stored event or queued for the transaction."""
 
-    def __init__(self, store: EventStore, write: Callable[[list[tuple], list[tuple]], None]) -> None:
+    def __init__(self, store: EventStore, write: Callable[[list[tuple], list[tuple]], None], *,
+                 trusted: Sequence[str], unsigned: bool, with_tokens: bool) -> None:
         self.store = store
         self.write = write
+        self.trusted, self.unsigned, self.with_tokens = list(trusted), unsigned, with_tokens
+        self.screen = Screen(store, with_tokens=with_tokens)
+        self.head = GENESIS
+        self.seal: tuple[int, ExportSeal] | None = None
         self.streams: dict[str, _Stream] = {}
         self.rows: list[tuple] = []
         self.commands: list[tuple] = []
@@ -156,8 +215,17 @@ class _Import:
         self.lines = self.imported = self.present = 0
 
     def line(self, number: int, raw: bytes) -> None:
+        if self.seal is not None:
+            raise ImportRefused(f"line {number}: after the seal line {self.seal[0]} (lines added to a signed file)")
+        if raw.lstrip().startswith(SEAL_PREFIX):
+            try:
+                self.seal = (number, _seal_decoder.decode(raw).seal)
+            except msgspec.DecodeError as exc:
+                raise ImportRefused(f"line {number}: not an export's seal: {exc}") from None
+            return
         row = _parse(number, raw)
         self.lines += 1
+        self.head = export_link(self.head, row[9])
         sid, version, prev, digest, command = row[0], row[1], row[8], row[9], row[7]
         stream = self.streams.get(sid)
         if stream is None:
@@ -167,6 +235,7 @@ class _Import:
         elif prev != stream.digest:
             raise ImportRefused(f"line {number}: {sid} version {version} does not link to the previous hash")
         stream.version, stream.digest = version, digest
+        self.screen.line(number, row, version > stream.held)
         if version <= stream.held:
             self.present += 1
             self.compare.append((number, sid, version, digest))
@@ -182,11 +251,39 @@ class _Import:
             self._flush()
 
     def finish(self) -> ImportSummary:
+        self._check_seal()
+        self.screen.finish()
         for sid, stream in self.streams.items():
             self._close_run(sid, stream)
         self._compare()
         self._flush()
         return ImportSummary(self.lines, self.imported, self.present, len(self.streams))
+
+    def _check_seal(self) -> None:
+        """The file's origin: signed by a trusted key, unaltered since; or ``unsigned``."""
+        if self.seal is None:
+            if not self.unsigned:
+                raise ImportRefused("the file is not signed (no seal line at its end): import it with --unsigned "
+                                    "only if you trust where it came from")
+            return
+        number, seal = self.seal
+        if not self.trusted:
+            raise ImportRefused(f"line {number}: signed by key {fingerprint(seal.key)}, but no key is trusted: "
+                                f"pass --trust {seal.key} if it is the exporter's")
+        if seal.key not in self.trusted:
+            raise ImportRefused(f"line {number}: signed by key {fingerprint(seal.key)}, which is not trusted "
+                                f"(trusted: {', '.join(fingerprint(k) for k in self.trusted)})")
+        try:
+            valid = signature_ok(seal.key, bytes.fromhex(seal.signature), seal.message())
+        except ValueError:
+            valid = False
+        if not valid:
+            raise ImportRefused(f"line {number}: the signature does not verify: the seal line was altered")
+        if (seal.events, seal.head) != (self.lines, self.head.hex()):
+            raise ImportRefused(f"line {number}: the file's {self.lines} events do not end at the signed head "
+                                f"({seal.events} events): lines were added, removed or changed after signing")
+        if seal.with_tokens != self.with_tokens and seal.with_tokens:
+            raise ImportRefused(f"line {number}: the export carries token events: import it with --with-tokens")
 
     def _first(self, number: int, sid: str, version: int, prev: bytes) -> _Stream:
         """A stream's first line in the file links to the target's event before it, or
@@ -232,16 +329,24 @@ class _Import:
             self.rows, self.commands = [], []
 
 
-def import_events(store: EventStore, lines: Iterable[bytes]) -> ImportSummary:
+def import_events(store: EventStore, lines: Iterable[bytes], *, trusted: Sequence[str] = (),
+                  unsigned: bool = False, with_tokens: bool = False) -> ImportSummary:
     """Append an exported file into ``store`` in one transaction, or nothing at all.
 
     Each stream in the file must continue the target's stream (or repeat events it
     already holds, which are skipped): versions consecutive, every hash linked. The
     file is read once, line by line, and written in batches: memory stays bounded by
     the number of streams, not the number of events.
+
+    ``trusted``: the public keys (hex) a signed file may be signed by; ``unsigned``:
+    accept a file without a seal line; ``with_tokens``: accept token events (from a
+    signed file only).
     """
+    if with_tokens and unsigned:
+        raise ImportRefused("token events (credentials) are imported only from a signed export: "
+                            "--with-tokens cannot go with --unsigned")
     with store.bulk_writer() as write:
-        run = _Import(store, write)
+        run = _Import(store, write, trusted=trusted, unsigned=unsigned, with_tokens=with_tokens)
         try:
             for number, raw in enumerate(lines, 1):
                 if raw.strip():

@@ -116,6 +116,7 @@ def test_audit_show_prints_state_hash_and_neighbours(k, store, fouled):
 
 def test_replay_of_an_imported_match(k, store, fouled, tmp_path):
     exported = tmp_path / "m.jsonl"
+    k("key", "new")  # a signed export: the import below trusts the same local key
     k("events", "export", f"match-{fouled}", "-o", str(exported))
     other = f"sqlite:///{tmp_path / 'other.db'}"
     runner = CliRunner()

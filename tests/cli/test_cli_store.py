@@ -76,6 +76,7 @@ def test_verify_reports_the_first_bad_event(db_url):
 
 def test_export_import_round_trip(db_url, tmp_path):
     seed_events(db_url)
+    run(db_url, "key", "new")  # signed exports: the import trusts the same local key
     out = tmp_path / "log.jsonl"
     assert run(db_url, "events", "export", "-o", str(out)).exit_code == 0
     other = f"sqlite:///{tmp_path / 'other.db'}"
@@ -85,11 +86,13 @@ def test_export_import_round_trip(db_url, tmp_path):
     run(other, "events", "export", "-o", str(again))
     assert again.read_bytes() == out.read_bytes()
     one = run(db_url, "events", "export", "notes-b")
-    assert one.output.count("\n") == 1 and '"stream_id":"notes-b"' in one.output
+    assert one.output.count("\n") == 2 and '"stream_id":"notes-b"' in one.output  # the event, the seal
+    assert one.output.splitlines()[-1].startswith('{"seal":')
 
 
 def test_import_of_a_tampered_file_writes_nothing(db_url, tmp_path):
     seed_events(db_url)
+    run(db_url, "key", "new")  # signed exports: the import trusts the same local key
     out = tmp_path / "log.jsonl"
     run(db_url, "events", "export", "-o", str(out))
     out.write_bytes(out.read_bytes().replace(b'"n":2', b'"n":5'))

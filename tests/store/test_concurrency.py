@@ -127,16 +127,16 @@ def test_import_is_one_transaction_however_many_batches(store, tmp_path, monkeyp
     lines = out.getvalue().splitlines()
     target = EventStore.open(f"sqlite:///{tmp_path / 'other.db'}")
     with pytest.raises(ImportRefused, match="line 24: not an exported event"):
-        import_events(target, [*lines[:-1], b"{broken"])
+        import_events(target, [*lines[:-1], b"{broken"], unsigned=True)
     assert target.count_events() == 0
-    summary = import_events(target, lines)
+    summary = import_events(target, lines, unsigned=True)
     assert (summary.lines, summary.imported, summary.already_present, summary.streams) == (24, 24, 0, 4)
     again = io.BytesIO()
     export_events(target, again)
     assert again.getvalue() == out.getvalue()
     assert target.find_command("match-1", "c5").first_version == 3  # command records kept per stream
     # a second import compares every event in batches and writes nothing
-    assert import_events(target, lines).already_present == 24
+    assert import_events(target, lines, unsigned=True).already_present == 24
     target.close()
 
 
@@ -151,7 +151,7 @@ def test_import_refuses_a_command_id_used_twice_on_a_stream(store, tmp_path):
     export_events(store, out)
     target = EventStore.open(f"sqlite:///{tmp_path / 'other.db'}")
     with pytest.raises(ImportRefused, match="already holds these command ids"):
-        import_events(target, out.getvalue().splitlines())
+        import_events(target, out.getvalue().splitlines(), unsigned=True)
     assert target.count_events() == 0
     target.close()
 
@@ -244,7 +244,7 @@ def test_a_long_import_takes_more_blocks_of_positions(pg_url, tmp_path, monkeypa
     upgrade(create_engine(pg_url))
     store = EventStore.open(pg_url)
     store.append("before", notes(0), 0)
-    assert import_events(store, out.getvalue().splitlines()).imported == 90
+    assert import_events(store, out.getvalue().splitlines(), unsigned=True).imported == 90
     records = list(store.iter_all(0))
     assert [r.stream_id for r in records[1:4]] == ["match-0", "match-0", "match-0"] and len(records) == 91
     assert len({r.position >> 16 for r in records[1:]}) == 6  # 90 rows in blocks of 16

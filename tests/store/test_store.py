@@ -194,7 +194,7 @@ def test_export_import_export_is_identical(store, tmp_path):
     first = io.BytesIO()
     assert export_events(store, first) == 4
     target = EventStore.open(f"sqlite:///{tmp_path / 'other.db'}")
-    summary = import_events(target, first.getvalue().splitlines())
+    summary = import_events(target, first.getvalue().splitlines(), unsigned=True)
     assert (summary.imported, summary.already_present, summary.streams) == (4, 0, 2)
     second = io.BytesIO()
     export_events(target, second)
@@ -202,7 +202,7 @@ def test_export_import_export_is_identical(store, tmp_path):
     assert verify(target).ok
     assert [r.event for r in target.read_stream("match-a")] == [r.event for r in store.read_stream("match-a")]
     # importing the same file again is harmless
-    again = import_events(target, first.getvalue().splitlines())
+    again = import_events(target, first.getvalue().splitlines(), unsigned=True)
     assert (again.imported, again.already_present) == (0, 4)
     one = io.BytesIO()
     assert export_events(store, one, "league") == 1
@@ -214,17 +214,17 @@ def test_import_continues_a_stream_and_refuses_a_fork(store, tmp_path):
     head = io.BytesIO()
     export_events(store, head)
     target = EventStore.open(f"sqlite:///{tmp_path / 'other.db'}")
-    import_events(target, head.getvalue().splitlines())
+    import_events(target, head.getvalue().splitlines(), unsigned=True)
     store.append("match-a", notes(3), 2)
     full = io.BytesIO()
     export_events(store, full)
-    assert import_events(target, full.getvalue().splitlines()).imported == 1
+    assert import_events(target, full.getvalue().splitlines(), unsigned=True).imported == 1
     target.append("match-a", notes(40), 3)
     store.append("match-a", notes(4), 3)
     forked = io.BytesIO()
     export_events(store, forked)
     with pytest.raises(ImportRefused, match="differs"):
-        import_events(target, forked.getvalue().splitlines())
+        import_events(target, forked.getvalue().splitlines(), unsigned=True)
     assert target.stream_version("match-a") == 4
     target.close()
 
@@ -246,7 +246,7 @@ def test_import_refuses_a_bad_file_and_writes_nothing(store, tmp_path, edit, mes
     lines[1] = edit(lines[1])
     target = EventStore.open(f"sqlite:///{tmp_path / 'other.db'}")
     with pytest.raises(ImportRefused, match=message):
-        import_events(target, lines)
+        import_events(target, lines, unsigned=True)
     assert target.count_events() == 0
     target.close()
 
@@ -259,7 +259,7 @@ def test_import_refuses_a_gap_in_versions(store, tmp_path):
     del lines[1]
     target = EventStore.open(f"sqlite:///{tmp_path / 'other.db'}")
     with pytest.raises(ImportRefused, match="version 3 where 2"):
-        import_events(target, lines)
+        import_events(target, lines, unsigned=True)
     assert target.count_events() == 0
     target.close()
 

@@ -99,13 +99,15 @@ class _Checker:
             expect_version += 1
             reason = None
             if ver != expect_version:
-                reason = f"version {ver} where {expect_version} was expected (a gap or a renumbered event)"
+                reason = (f"version {ver} where {expect_version} was expected: version {expect_version} is missing "
+                          "(a gap, or a renumbered event)")
             elif bytes(prev) != prev_hash:
                 reason = "previous-hash link does not match the preceding event's hash"
             elif chain_hash(prev_hash, sid, ver, tag, sv, rec, actor, cid, bytes(payload)) != bytes(digest):
                 reason = "hash does not match the event's content (payload or envelope altered)"
             elif pos <= prev_position:
-                reason = f"global position {pos} is not after the previous event's {prev_position} (order altered)"
+                reason = (f"global position {pos} is not after version {ver - 1}'s position {prev_position} "
+                          "(order altered)")
             elif decode_payloads:
                 try:
                     decode(tag, sv, bytes(payload))
@@ -144,8 +146,13 @@ class _Checker:
         for s in found:
             targets.setdefault(s.position, []).append((f"seal #{s.seq} (position {s.position}, {s.events} events)",
                                                        s.as_head))
+        sealed = {s.as_head for s in found}
         for h in heads:
-            targets.setdefault(h.position, []).append((f"written-down head {h.text()}", h))
+            place = f"written-down head {h.text()}"
+            targets.setdefault(h.position, []).append((place, h))
+            if h not in sealed:
+                self.problem(Problem("", 0, h.position, "no seal in the database records this head (seals deleted "
+                                     "or replaced)", place))
         head, n = GENESIS, 0
         entries = chain_rows(self.store)
         events = _in_order(self.store)

@@ -57,8 +57,9 @@ class Screen:
         self.store = store
         self.with_tokens = with_tokens
         self.matches: dict[str, _Match | None] = {}
-        self.created: dict[bytes, tuple[str, int]] = {}
-        self.commitments: dict[str, tuple[str, int]] = {}
+        #: creations and deal commitments seen in the file: (stream, line, whether new)
+        self.created: dict[bytes, tuple[str, int, bool]] = {}
+        self.commitments: dict[str, tuple[str, int, bool]] = {}
         self.closings: list[tuple[int, str, str | None, int, int, int]] = []
         self.series_starts: dict[str, int] = {}
 
@@ -87,13 +88,13 @@ class Screen:
         if version == 1:
             if not isinstance(event, MatchCreated):
                 return  # not a match (``verify`` says so): nothing here for standings to count
-            if new:
-                fingerprint = creation_fingerprint(row)
-                other = self.created.get(fingerprint)
-                if other is not None and other[0] != sid:
-                    raise ImportRefused(f"line {number}: {sid} is a copy of {other[0]} (line {other[1]}) "
-                                        "under another id")
-                self.created[fingerprint] = (sid, number)
+            fingerprint = creation_fingerprint(row)
+            other = self.created.get(fingerprint)
+            if other is not None and other[0] != sid and (new or other[2]):
+                copy, original = ((sid, number), other) if new else (other, (sid, number))
+                raise ImportRefused(f"line {copy[1]}: {copy[0]} is a copy of {original[0]} (line {original[1]}) "
+                                    "under another id")
+            self.created.setdefault(fingerprint, (sid, number, new))
             try:
                 game = get_game(event.game)
                 self.matches[sid] = _Match(game, game.start(event), event.series)
@@ -102,12 +103,13 @@ class Screen:
             return
         if match is None:
             return
-        if new and isinstance(event, DealStarted) and event.commitment:
+        if isinstance(event, DealStarted) and event.commitment:
             other = self.commitments.get(event.commitment)
-            if other is not None and other[0] != sid:
-                raise ImportRefused(f"line {number}: {sid} deals the very deal (same salted commitment) of "
-                                    f"{other[0]} (line {other[1]}): a copied match")
-            self.commitments[event.commitment] = (sid, number)
+            if other is not None and other[0] != sid and (new or other[2]):
+                copy, original = ((sid, number), other) if new else (other, (sid, number))
+                raise ImportRefused(f"line {copy[1]}: {copy[0]} deals the very deal (same salted commitment) of "
+                                    f"{original[0]} (line {original[1]}): a copied match")
+            self.commitments.setdefault(event.commitment, (sid, number, new))
         game, state = match.game, match.state
         if type(event) is MatchClosed:
             if new:
@@ -171,7 +173,7 @@ class Screen:
             if deal != deal_number:
                 raise ImportRefused(f"line {number}: match.closed on {sid} names deal {deal}, the match is at "
                                     f"deal {deal_number}")
-        if self.created or self.commitments:
+        if any(c[2] for c in self.created.values()) or any(c[2] for c in self.commitments.values()):
             self._against_database()
 
     def _stored_deadline(self, series: str) -> int | None:
@@ -198,12 +200,13 @@ class Screen:
                     continue  # the file continues this match: its events were compared one by one
                 if row[1] == "match.created":
                     other = self.created.get(creation_fingerprint((sid, *row)))
-                    if other is not None:
+                    if other is not None and other[2]:
                         raise ImportRefused(f"line {other[1]}: {other[0]} is a copy of {sid}, already stored, "
                                             "under another id")
                 elif self.commitments:
                     event = decode(row[1], row[2], bytes(row[3]))
-                    if isinstance(event, DealStarted) and event.commitment in self.commitments:
-                        new_sid, number = self.commitments[event.commitment]
+                    found = self.commitments.get(event.commitment) if isinstance(event, DealStarted) else None
+                    if found is not None and found[2]:
+                        new_sid, number, _ = found
                         raise ImportRefused(f"line {number}: {new_sid} deals the very deal (same salted "
                                             f"commitment) of {sid}, already stored: a copied match")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
@@ -47,7 +49,7 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
         raise CommandError(str(exc)) from None
     trusted = trusted_keys(key_file, trust)
     report = run_verify(env.store, stop_at_first=not all_problems, trusted=trusted, heads=written)
-    folded, fold_problems = 0, []
+    folded, fold_problems: list[Any] = 0, []
     deals = DealReport()
     if report.ok:
         deals = verify_deals(env.store)

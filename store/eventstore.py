@@ -707,3 +707,9 @@ class Exclusive:
     def executemany(self, sql: str, rows: list[dict[str, Any]]) -> None:
         if rows:
             self._driver.executemany(self._conn, sql, rows)
+
+    def insert_chain(self, rows: list[tuple[int, int, str, int, bytes]]) -> None:
+        """Global chain entries (position, n, stream, version, hash): the driver's own
+        positional statement, the cheapest way in."""
+        if rows:
+            self._driver.insert_chain(self._conn, rows)

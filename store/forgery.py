@@ -42,6 +42,11 @@ def creation_fingerprint(row: tuple[Any, ...]) -> bytes:
     return hashlib.sha256(_pack((tag, sv, rec, actor, cid)) + bytes(payload)).digest()
 
 
+def _deadline(created: Any) -> int:
+    """A series' deadline (microseconds), as ``app.series.Series.deadline_us`` reckons it."""
+    return int(created.starts_at_us + created.minutes * 60_000_000)
+
+
 class _Match:
     __slots__ = ("game", "state", "series")
 
@@ -71,8 +76,11 @@ class Screen:
                 "with --with-tokens"
             )
         if sid.startswith(SERIES_PREFIX) and tag == "series.created":
+            from kartludo.events.series import SeriesCreated
+
             event = decode(tag, row[3], bytes(row[4]))
-            self.series_starts[sid.removeprefix(SERIES_PREFIX)] = event.starts_at_us + event.minutes * 60_000_000
+            if isinstance(event, SeriesCreated):
+                self.series_starts[sid.removeprefix(SERIES_PREFIX)] = _deadline(event)
         if sid.startswith(MATCH_PREFIX):
             self._match_line(number, row, new)
 
@@ -177,11 +185,12 @@ class Screen:
             self._against_database()
 
     def _stored_deadline(self, series: str) -> int | None:
+        from kartludo.events.series import SeriesCreated
+
         records = self.store.read_stream(SERIES_PREFIX + series, 1, 1)
-        if not records:
+        if not records or not isinstance(records[0].event, SeriesCreated):
             return None
-        created = records[0].event
-        return int(created.starts_at_us + created.minutes * 60_000_000)
+        return _deadline(records[0].event)
 
     def _against_database(self) -> None:
         """New matches must not repeat a stored match's creation or deals (one pass over

@@ -126,6 +126,11 @@ class PostgresDriver:
         with conn.cursor() as cur:
             cur.executemany(_pyformat(sql), rows)
 
+    def insert_chain(self, conn: Any, rows: list[tuple[Any, ...]]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO chain (position, n, stream_id, version, hash) VALUES (%s, %s, %s, %s, %s)",
+                            rows)
+
     def begin_exclusive(self, conn: Any, lock: int) -> None:
         """A transaction holding an advisory lock: one writer of that kind at a time,
         appends to ``events`` not held up."""

@@ -66,6 +66,9 @@ class SqliteDriver:
     def executemany(self, conn: Any, sql: str, rows: list[dict[str, Any]]) -> None:
         conn.executemany(sql, rows)
 
+    def insert_chain(self, conn: Any, rows: list[tuple[Any, ...]]) -> None:
+        conn.executemany("INSERT INTO chain (position, n, stream_id, version, hash) VALUES (?, ?, ?, ?, ?)", rows)
+
     def begin_exclusive(self, conn: Any, lock: int) -> None:
         """The file's write lock is the only lock there is."""
         conn.execute("BEGIN IMMEDIATE")

@@ -105,7 +105,7 @@ BATCH = 5000
 _COMPARE = 500
 
 
-def _export_rows(store: EventStore, stream_id: str | None) -> Iterator[tuple]:
+def _export_rows(store: EventStore, stream_id: str | None) -> Iterator[Sequence[Any]]:
     """Settled rows in global order (or one stream's, by version), page by page."""
     key = 0
     while True:

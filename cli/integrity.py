@@ -49,7 +49,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
         raise CommandError(str(exc)) from None
     trusted = trusted_keys(key_file, trust)
     report = run_verify(env.store, stop_at_first=not all_problems, trusted=trusted, heads=written)
-    folded, fold_problems: list[Any] = 0, []
+    folded = 0
+    fold_problems: list[Any] = []
     deals = DealReport()
     if report.ok:
         deals = verify_deals(env.store)

@@ -134,15 +134,21 @@ def _extend(store: EventStore, tx: Any) -> Head:
         position = page[-1][0]
 
 
-def extend(store: EventStore) -> Head:
-    """Chain every settled event not chained yet; the chain's new head."""
+def extend(store: EventStore, *, settle: bool = True) -> Head:
+    """Chain every settled event not chained yet; the chain's new head. ``settle``:
+    first wait (``EventStore.settle``) for what was committed before the call."""
+    if settle:
+        store.settle()
     with store.exclusive(CHAIN_LOCK) as tx:
         return _extend(store, tx)
 
 
-def seal(store: EventStore, key: SealKey) -> tuple[Seal, bool]:
+def seal(store: EventStore, key: SealKey, *, settle: bool = True) -> tuple[Seal, bool]:
     """Extend the chain and sign its head; (the seal, whether it is new). When nothing
-    was chained since the newest seal by this key, that seal is returned unchanged."""
+    was chained since the newest seal by this key, that seal is returned unchanged.
+    ``settle`` as for ``extend``."""
+    if settle:
+        store.settle()
     with store.exclusive(CHAIN_LOCK) as tx:
         head = _extend(store, tx)
         rows = tx.query(f"SELECT {_SEAL_COLUMNS} FROM seals ORDER BY seq DESC LIMIT 1")
@@ -220,8 +226,8 @@ class AutoSealer:
     def run(self, store: EventStore) -> Head:
         key = load_optional(self.key_file)
         if key is None:
-            return extend(store)
-        return seal(store, key)[0].as_head
+            return extend(store, settle=False)
+        return seal(store, key, settle=False)[0].as_head
 
 
 __all__ = ["AutoSealer", "Head", "Seal", "chain_head", "chain_rows", "extend", "fingerprint", "link", "parse_head",

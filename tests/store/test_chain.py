@@ -89,9 +89,12 @@ def test_automatic_chaining_every_n_events(db_url, every, monkeypatch):
     try:
         new_key(key_path())
         store.append("s", notes(1, 2), 0)
-        assert chain.chain_head(store).events == 0
+        assert chain.chain_head(store).events == 0 and not chain.seals(store)
         store.append("s", notes(3), 2)
-        assert chain.chain_head(store).events == 3 and len(chain.seals(store)) == 1
+        # sealed right after the append that reached 3 events (without waiting: on a shared
+        # PostgreSQL another session's transaction may hold the horizon below them a while)
+        assert len(chain.seals(store)) == 1 and chain.chain_head(store).events <= 3
+        assert chain.extend(store).events == 3
     finally:
         store.close()
 

@@ -6,6 +6,8 @@ the end."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from typing import Any
 
 from kartludo.app.matches import MatchService
 from kartludo.app.series import create_series, load_series
@@ -26,6 +28,7 @@ class League:
         self.series_match, _, _ = play_match(svc, "uxinjo", order, pick_bots("uxinjo", None), rng,
                                              series=self.series)
         self.td = issue(store, "td", label="mia")
+        store.settle(60)  # a shared PostgreSQL: another session's transaction may hold the horizon a while
         self.first_seal, _ = chain.seal(store, key)
         self.finished, _, _ = play_match(svc, "svoi-kozyri", ["ann", "bob", "cy", "dee"],
                                          pick_bots("svoi-kozyri", None), rng)
@@ -35,8 +38,18 @@ class League:
         revoke(store, self.revoked, by="mia", reason="lost")
         self.running = svc.create("uxinjo", ["ann", "dee", "fay"], actor="mia")
         svc.deal(self.running, actor="mia")
+        store.settle(60)
         self.newest_seal, _ = chain.seal(store, key)
+        assert self.newest_seal.position == store.head_position(), "the newest seal covers every event"
         self.written_down = self.newest_seal.as_head  # what the TD published
+
+
+def root_conftest(config: Any) -> Any:
+    """tests/conftest.py as pytest loaded it (``import conftest`` may find another one)."""
+    for plugin in config.pluginmanager.get_plugins():
+        if getattr(plugin, "__file__", "") == str(Path(__file__).parents[1] / "conftest.py"):
+            return plugin
+    raise LookupError("tests/conftest.py is not loaded")
 
 
 def stream_of(match_id: str) -> str:

@@ -24,8 +24,7 @@ from kartludo.store.eventstore import GENESIS, EventStore, chain_hash
 from kartludo.store.integrity import verify
 from kartludo.store.keys import new_key
 
-from conftest import PG_URL, require_pg
-from league import League, stream_of
+from league import League, root_conftest, stream_of
 
 TABLES = ("events", "commands", "chain", "seals")
 EVENT_COLUMNS = ("position", "stream_id", "version", "type", "schema_version", "payload", "recorded_at_us", "actor",
@@ -38,11 +37,13 @@ INT_BITS = (1, 1 << 8, 1 << 16, 1 << 24)
 def attacked(request, tmp_path_factory):
     """A league built once per backend, sealed, with a copy of every table to restore from."""
     tmp = tmp_path_factory.mktemp("tamper")
+    shared = root_conftest(request.config)
+    PG_URL = shared.PG_URL
     schema = None
     if request.param == "sqlite":
         url = f"sqlite:///{tmp / 'league.db'}"
     else:
-        require_pg()
+        shared.require_pg()
         import psycopg
 
         schema = "kt_" + uuid.uuid4().hex[:12]

@@ -30,8 +30,9 @@ def events() -> None:
 @pass_env
 def export_cmd(env: Env, stream: str | None, output: str | None, key_file: str | None, with_tokens: bool) -> None:
     """Write every event (or one STREAM's) in global order, ending with a line that
-    signs the head they end at (when a seal key exists). Token events are left out
-    unless --with-tokens.
+    signs the head they end at (when a seal key exists; without one the file is
+    unsigned and imports only with --unsigned). Token events are left out unless
+    --with-tokens.
 
     \b
     Example:
@@ -49,8 +50,6 @@ def export_cmd(env: Env, stream: str | None, output: str | None, key_file: str |
         click.echo(f"exported {n} events to {output}" + ("" if key else " (unsigned: no seal key)"), err=True)
     else:
         n = export_events(env.store, sys.stdout.buffer, stream, key=key, with_tokens=with_tokens)
-        if key is None:
-            click.echo("unsigned export: no seal key (`kartludo key new` creates one)", err=True)
     if stream and n == 0:
         raise CommandError(f"no stream {stream!r} in {env.store.url}"
                            + ("" if with_tokens else " (token events are exported only with --with-tokens)"))

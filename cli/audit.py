@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from kartludo.cli.context import Env, echo_json, pass_env
+from kartludo.cli.listing import AUDIT_STATUSES
+from kartludo.cli.output import emit, output_options
 
 
 def _record_lines(r) -> list[str]:
@@ -40,29 +42,30 @@ def audit() -> None:
 @audit.command("list")
 @click.option("--match", "match_id", help="Only this match (any unique id prefix).")
 @click.option("--player", help="Only rulings on this player.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--game", help="Only rulings in matches of this game.")
+@click.option("--status", type=click.Choice(AUDIT_STATUSES),
+              help="Only rulings in this state (decision: a claim or levu voided without a penalty).")
+@output_options
 @pass_env
-def list_cmd(env: Env, match_id: str | None, player: str | None, as_json: bool) -> None:
-    """Every recorded ruling with its facts, effect and status, and each decision that
-    voided a claim or a levu without a penalty (status "decision").
+def list_cmd(env: Env, match_id: str | None, player: str | None, game: str | None, status: str | None,
+             fmt: str) -> None:
+    """Every recorded ruling with its status (standing, appealed, upheld, overturned),
+    and each decision that voided a claim or a levu without a penalty (status
+    "decision"), in the order they were made. `audit show ID` shows one in full.
 
     \b
     Example:
         kartludo audit list --match 3f9c
+        kartludo audit list --status appealed --game uxinjo
     """
-    from kartludo.app.audit import list_entries
+    from kartludo.cli.listing import audit_rows, list_audit
 
-    records = list_entries(env.store, match_id, player)
-    if as_json:
-        echo_json(records)
-        return
-    if not records:
-        click.echo("no rulings")
-    for r in records:
-        points = r.facts.get("points"), r.facts.get("needed")
-        judged = f" · {points[0]} < {points[1]} needed" if None not in points else ""
-        rule = r.rule if r.status == "decision" else r.rule[:60]  # a decision's point is its ending ("no foul")
-        click.echo(f"{r.id:<32} {r.status:<10} deal {r.deal:<3} {r.player:<8} {rule}{judged}")
+    records = list_audit(env.store, match=match_id, player=player, game=game, status=status)
+    filters = ", ".join(f"--{k} {v}" for k, v in [("match", match_id), ("player", player), ("game", game),
+                                                  ("status", status)] if v)
+    emit(fmt, ["id", "status", "game", "deal", "player", "judged", "rule"], audit_rows(records),
+         json_data=records, empty="no rulings found" + (f" (filters: {filters})" if filters else ""),
+         table_cells=lambda r: {**r, "rule": r["rule"] if r["status"] == "decision" else r["rule"][:60]})
 
 
 @audit.command("show")

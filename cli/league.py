@@ -2,68 +2,47 @@
 
 from __future__ import annotations
 
-import csv
-import sys
-from typing import Any
-
 import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
+from kartludo.cli.output import emit, output_options
 
 
-def _table(headers: list[str], rows: list[list[Any]], title: str | None = None) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for i, h in enumerate(headers):
-        table.add_column(h, justify="left" if i == 0 else "right")
-    for row in rows:
-        table.add_row(*["" if v is None else str(v) for v in row])
-    Console(width=max(100, sum(len(h) + 3 for h in headers) + 20)).print(table)
+SORTS = ["rating", "matches", "wins", "score", "placement", "player", "match_points", "points", "losses",
+         "placement_points"]
 
 
 @click.command()
 @click.option("--game", help="Only this game (default: across all games).")
-@click.option("--series", "series_id", help="A series' standings (same as `series show`).")
-@click.option("--sort", type=click.Choice(["rating", "matches", "wins", "score", "placement", "player"]),
-              default="rating", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
+@click.option("--series", "series_id", help="A series' standings (same as `series show`; any unique id prefix).")
+@click.option("--sort", type=click.Choice(SORTS), default="rating", show_default=True,
+              help="Order (and rank) by this column; score is the game's own total (its column's name works too).")
+@output_options
 @pass_env
 def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt: str) -> None:
-    """League standings from every finished match: matches, wins, places, the
-    game's own totals, placement points and an openskill rating.
+    """League standings from every finished match: rank, matches, wins, places, the
+    game's own total under its own name (Uxinjo match_points, Hakamo and
+    Laugavatnsmanni points, Svoi Kozyri losses: lower is better), placement points,
+    fouls and an openskill rating. A legend under the table explains each column.
 
     \b
     Example:
-        kartludo standings --game uxinjo
+        kartludo standings --game svoi-kozyri
         kartludo standings --format csv > league.csv
     """
     if series_id:
         from kartludo.app.series import resolve_series
 
         return _show_series(env, resolve_series(env.store, series_id), fmt)
-    from kartludo.app.standings import standings as compute
+    from kartludo.app.standings import PROVISIONAL_BELOW, standings as compute
+    from kartludo.cli.standings_view import SORT_ALIASES, standing_rows, table_cells
+    from kartludo.engine.registry import get_game
 
-    rows = compute(env.store, game, sort)
-    if fmt == "json":
-        echo_json(rows)
-        return
-    headers = ["player", "matches", "wins", "places", "score", "placement", "rating", "mu", "sigma"]
-    data = [[r.player, r.matches, r.wins, " ".join(f"{k}:{v}" for k, v in sorted(r.places.items())),
-             r.score, r.placement_points, f"{r.rating:.2f}{'*' if r.provisional else ''}", f"{r.mu:.2f}",
-             f"{r.sigma:.2f}"] for r in rows]
-    if fmt == "csv":
-        writer = csv.writer(sys.stdout)
-        writer.writerow(headers[:-3] + ["rating", "provisional", "mu", "sigma"])
-        for r in rows:
-            writer.writerow([r.player, r.matches, r.wins, " ".join(f"{k}:{v}" for k, v in sorted(r.places.items())),
-                             "" if r.score is None else r.score, r.placement_points, r.rating,
-                             int(r.provisional), r.mu, r.sigma])
-        return
-    title = f"standings · {game or 'all games'}"
-    _table(headers, data, title)
-    click.echo("* provisional: fewer than 5 matches; rating = mu - 3 sigma (openskill Plackett-Luce)")
+    name = get_game(game).name if game else None
+    sort = SORT_ALIASES.get(sort, sort)
+    columns, rows, legend = standing_rows(compute(env.store, name, sort), name, sort, PROVISIONAL_BELOW)
+    title = f"standings · {get_game(name).title if name else 'all games'}"
+    emit(fmt, columns, rows, title=title, empty="no finished matches yet", notes=legend, table_cells=table_cells)
 
 
 @click.group()
@@ -101,10 +80,11 @@ def series_new(env: Env, game: str, players: str, minutes: int, starts_at: str |
 
 @series.command("show")
 @click.argument("series_id", metavar="SERIES")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
+@output_options
 @pass_env
 def series_show(env: Env, series_id: str, fmt: str) -> None:
-    """A series' standings (MP, −2 MP per Uxinjo foul) and its matches.
+    """A series' standings (match_points, fouls, foul_mp: −2 MP per Uxinjo foul,
+    total) and its matches. SERIES is any unique prefix of its id.
 
     \b
     Example:
@@ -115,24 +95,52 @@ def series_show(env: Env, series_id: str, fmt: str) -> None:
     _show_series(env, resolve_series(env.store, series_id), fmt)
 
 
+SERIES_COLUMNS = ["player", "matches", "finished", "match_points", "fouls", "foul_mp", "total"]
+
+
 def _show_series(env: Env, series_id: str, fmt: str) -> None:
+    import msgspec
+
     from kartludo.app.series import series_report
 
     report = series_report(env.store, series_id)
-    if fmt == "json":
-        echo_json(report)
-        return
-    headers = ["player", "matches", "finished", "MP", "fouls", "foul MP", "total"]
-    data = [[r.player, r.matches, r.finished, r.match_points, r.fouls, r.foul_mp, r.total] for r in report.standings]
-    if fmt == "csv":
-        writer = csv.writer(sys.stdout)
-        writer.writerow(headers)
-        writer.writerows(data)
-        return
+    rows = msgspec.to_builtins(report.standings)
     state = "ended" if report.ended else "running"
-    _table(headers, data, f"series {report.series} · {report.game} · {report.starts_at} → {report.deadline} ({state})")
-    for i, m in enumerate(report.matches, 1):
-        click.echo(f"  match {i}: {m['match']}  {m['status']:<12} seats {','.join(m['seats'])}")
+    title = f"series {report.series} · {report.game} · {report.starts_at} → {report.deadline} ({state})"
+    matches = [f"match {i}: {m['match']}  {m['status']:<12} seats {','.join(m['seats'])}"
+               for i, m in enumerate(report.matches, 1)] or ["no match yet (add one: kartludo match new "
+                                                              f"{report.game} --series {report.series})"]
+    emit(fmt, SERIES_COLUMNS, rows, title=title, empty="no player yet", json_data=report,
+         notes=["match_points: MP from finished and deadline-cut matches (placement points in a game without "
+                "MP); foul_mp: what the fouls cost", *matches])
+
+
+@series.command("list")
+@click.option("--game", help="Only series of this game.")
+@click.option("--player", help="Only series this player plays in.")
+@click.option("--status", type=click.Choice(["running", "ended", "upcoming"]), help="Only series in this state.")
+@output_options
+@pass_env
+def series_list(env: Env, game: str | None, player: str | None, status: str | None, fmt: str) -> None:
+    """List series: id, game, status, start, deadline, matches, players.
+
+    A series is upcoming before its start, running until its deadline and ended
+    after it (judged by the newest recorded event's time, as `series show` does).
+
+    \b
+    Example:
+        kartludo series list --status running
+    """
+    from kartludo.cli.listing import list_series
+
+    rows = list_series(env.store, game=game, player=player, status=status)
+    emit(fmt, ["series", "game", "status", "starts_at", "deadline", "matches", "players"], rows,
+         empty="no series found" + (" (filters: " + _filters(game=game, player=player, status=status) + ")"
+                                    if game or player or status else ""))
+
+
+def _filters(**given: str | None) -> str:
+    return ", ".join(f"--{k} {v}" for k, v in given.items() if v)
 
 
 @click.group()

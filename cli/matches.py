@@ -7,6 +7,8 @@ from typing import Any
 import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
+from kartludo.cli.listing import MATCH_STATUSES
+from kartludo.cli.output import emit, output_options
 
 
 def service(env: Env) -> Any:
@@ -181,25 +183,32 @@ def _public_events_over_http(server: str, match_id: str) -> tuple[str, list[dict
 
 @match.command("list")
 @click.option("--game", help="Only matches of this game.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--status", type=click.Choice(MATCH_STATUSES), help="Only matches in this state.")
+@click.option("--player", help="Only matches this player plays in.")
+@click.option("--series", "series_id", help="Only matches of this series (any unique id prefix).")
+@output_options
 @pass_env
-def list_(env: Env, game: str | None, as_json: bool) -> None:
-    """List matches: id, game, status, deal, players.
+def list_(env: Env, game: str | None, status: str | None, player: str | None, series_id: str | None,
+          fmt: str) -> None:
+    """List matches, oldest first: match, game, status, deal, created_at, players, series.
 
     \b
     Example:
-        kartludo match list --game uxinjo
+        kartludo match list --game uxinjo --status in_progress
+        kartludo match list --player ann --format csv
     """
-    from kartludo.app.matches import list_matches
+    from kartludo.cli.listing import list_matches
 
-    rows = list_matches(env.store, game)
-    if as_json:
-        echo_json(rows)
-        return
-    for r in rows:
-        series = f"  series {r['series']}" if r["series"] else ""
-        click.echo(f"{r['match']}  {r['game']:<16} {r['status']:<12} deal {r['deal']:<3} "
-                   f"{r['created_at'][:16]}  {','.join(r['players'])}{series}")
+    if series_id:
+        from kartludo.app.series import resolve_series
+
+        series_id = resolve_series(env.store, series_id)
+    rows = list_matches(env.store, game=game, status=status, player=player, series=series_id)
+    filters = ", ".join(f"--{k} {v}" for k, v in [("game", game), ("status", status), ("player", player),
+                                                  ("series", series_id)] if v)
+    emit(fmt, ["match", "game", "status", "deal", "created_at", "players", "series"], rows,
+         empty="no matches found" + (f" (filters: {filters})" if filters else ""),
+         table_cells=lambda r: {**r, "created_at": r["created_at"][:16]})
 
 
 @click.command(context_settings={"ignore_unknown_options": True})

@@ -64,6 +64,6 @@ def test_standings_only_count_finished_matches(store, db_url):
     assert table["ann"]["wins"] == 1 and table["ann"]["score"] == 6 and table["bob"]["score"] == -3
     assert table["ann"]["match_points"] == 6 and table["ann"]["placement_points"] == 2
     csv = runner.invoke(cli, ["--db", db_url, "standings", "--format", "csv"]).output.splitlines()
-    assert csv[0].startswith("player,matches,wins") and len(csv) == 4
+    assert csv[0].startswith("rank,player,matches,wins") and len(csv) == 4
     text = runner.invoke(cli, ["--db", db_url, "standings"]).output
     assert "ann" in text and "provisional" in text

@@ -1,0 +1,129 @@
+"""The command line's shared conventions, as a TD meets them: one output option
+(`--format table|json|csv`, `--json` its alias), headers on every table, a line
+saying so when nothing is found, filters, id prefixes, and standings whose columns
+explain themselves. Presentation only, so SQLite is enough (the backends' reads are
+covered by the store suite)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kartludo.cli.main import cli
+
+
+@pytest.fixture
+def kk(sqlite_url):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", sqlite_url, "db", "upgrade"]).exit_code == 0
+
+    def run(*args, code=0):
+        result = runner.invoke(cli, ["--db", sqlite_url, *args])
+        assert result.exit_code == code, (args, result.output, result.exception)
+        assert "Traceback" not in result.output
+        return result.output
+
+    run.url = sqlite_url
+    return run
+
+
+@pytest.fixture
+def league(kk):
+    """Two finished matches of Svoi Kozyri and of Uxinjo, one Uxinjo match unfinished."""
+    kk("simulate", "svoi-kozyri", "--matches", "2", "--seed", "3")
+    kk("simulate", "uxinjo", "--matches", "2", "--seed", "3")
+    kk("match", "new", "uxinjo", "--players", "ann,bob,zed")
+    return kk
+
+
+def _csv(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_svoi_kozyri_standings_count_losses_lower_is_better(league):
+    text = league("standings", "--game", "svoi-kozyri")
+    header = text.splitlines()[1].split()
+    assert header[:2] == ["rank", "player"] and "losses" in header and "score" not in header
+    assert "placement_points" in header and "fouls" in header
+    assert "losses: deals lost" in text and "lower is better" in text
+    assert "* provisional: fewer than 5 matches" in text
+    rows = _csv(league("standings", "--game", "svoi-kozyri", "--format", "csv"))
+    assert list(rows[0]) == header  # the same names in the table and the CSV
+    data = json.loads(league("standings", "--game", "svoi-kozyri", "--json"))
+    assert all(set(header) <= set(r) for r in data)  # … and in the JSON
+    assert [r["player"] for r in data] == [r["player"] for r in rows]
+    by_losses = _csv(league("standings", "--game", "svoi-kozyri", "--sort", "losses", "--format", "csv"))
+    losses = [int(r["losses"]) for r in by_losses]
+    assert losses == sorted(losses)  # fewest losses first
+    ranks = [int(r["rank"]) for r in by_losses]
+    assert ranks[0] == 1 and all(a <= b for a, b in zip(ranks, ranks[1:]))
+    for a, b in zip(by_losses, by_losses[1:]):  # ties share a rank
+        assert (a["rank"] == b["rank"]) == (a["losses"] == b["losses"] and a["rating"] == b["rating"])
+
+
+def test_uxinjo_standings_name_their_match_points_and_all_games_no_total(league):
+    header = league("standings", "--game", "uxinjo", "--format", "csv").splitlines()[0].split(",")
+    assert "match_points" in header and "losses" not in header and "score" not in header
+    assert "higher is better" in league("standings", "--game", "uxinjo")
+    across = league("standings", "--format", "csv").splitlines()[0].split(",")
+    assert not {"match_points", "losses", "points", "score"} & set(across)
+
+
+def test_every_list_has_headers_and_says_when_nothing_is_found(kk):
+    assert kk("match", "list").strip() == "no matches found"
+    assert kk("audit", "list").strip() == "no rulings found"
+    assert kk("series", "list").strip() == "no series found"
+    assert "no finished matches yet" in kk("standings")
+    assert json.loads(kk("match", "list", "--format", "json")) == []
+    assert kk("match", "list", "--format", "csv").strip() == "match,game,status,deal,created_at,players,series"
+    assert kk("audit", "list", "--format", "csv").startswith("id,status,game,deal,player,judged,rule")
+    m = kk("match", "new", "uxinjo", "--players", "ann,bob,cy").strip()
+    lines = kk("match", "list").splitlines()
+    assert lines[0].split() == ["match", "game", "status", "deal", "created_at", "players", "series"]
+    assert set(lines[1]) <= {"-", " "} and lines[2].startswith(m)
+    s = kk("series", "new", "--game", "uxinjo", "--players", "ann,bob,cy", "--minutes", "90").strip()
+    lines = kk("series", "list").splitlines()
+    assert lines[0].split()[:3] == ["series", "game", "status"] and lines[2].startswith(s) and "running" in lines[2]
+
+
+def test_json_is_an_alias_of_format_json_and_contradictions_are_refused(league):
+    assert league("match", "list", "--json") == league("match", "list", "--format", "json")
+    assert league("audit", "list", "--json") == league("audit", "list", "--format", "json")
+    out = league("match", "list", "--json", "--format", "csv", code=2)
+    assert "--json is --format json" in out
+    assert "'xml' is not one of" in league("match", "list", "--format", "xml", code=2)
+
+
+def test_match_list_filters(league):
+    everything = json.loads(league("match", "list", "--json"))
+    assert len(everything) == 5
+    going = json.loads(league("match", "list", "--status", "in_progress", "--json"))
+    assert [m["players"] for m in going] == [["ann", "bob", "zed"]]
+    assert all(m["status"] == "finished" for m in json.loads(league("match", "list", "--status", "finished",
+                                                                    "--json")))
+    assert {m["game"] for m in json.loads(league("match", "list", "--game", "svoi-kozyri", "--json"))} == \
+        {"svoi-kozyri"}
+    zed = json.loads(league("match", "list", "--player", "zed", "--json"))
+    assert [m["match"] for m in zed] == [going[0]["match"]]
+    assert "no matches found (filters: --player nobody)" in league("match", "list", "--player", "nobody")
+    assert "'done' is not one of" in league("match", "list", "--status", "done", code=2)
+    assert "unknown game" in league("match", "list", "--game", "chess", code=1)
+
+
+def test_series_list_filters(kk):
+    s1 = kk("series", "new", "--game", "uxinjo", "--players", "ann,bob,cy", "--minutes", "90").strip()
+    s2 = kk("series", "new", "--game", "svoi-kozyri", "--players", "dan,eve", "--minutes", "60",
+            "--starts-at", "2999-01-01T00:00Z").strip()
+    rows = json.loads(kk("series", "list", "--json"))
+    assert [(r["series"], r["status"]) for r in rows] == [(s1, "running"), (s2, "upcoming")]
+    assert [r["series"] for r in json.loads(kk("series", "list", "--player", "eve", "--json"))] == [s2]
+    assert [r["series"] for r in json.loads(kk("series", "list", "--game", "uxinjo", "--json"))] == [s1]
+    assert json.loads(kk("series", "list", "--status", "ended", "--json")) == []
+    m = kk("match", "new", "uxinjo", "--series", s1[:4]).strip()
+    assert [r["match"] for r in json.loads(kk("match", "list", "--series", s1[:4], "--json"))] == [m]
+    header = kk("series", "show", s1, "--format", "csv").splitlines()[0]
+    assert header == "player,matches,finished,match_points,fouls,foul_mp,total"

@@ -58,13 +58,18 @@ def play_match(
     max_deals: int = 60,
     max_commands: int = 100_000,
     series: str | None = None,
+    match_id: str | None = None,
 ) -> tuple[str, int, int]:
-    """Play one match to its end (or ``max_deals``); returns (match id, deals, events)."""
+    """Play one match to its end (or ``max_deals``); returns (match id, deals, events).
+    With ``match_id`` the bots take over that match where it stands (the demo plays
+    a scripted deal first)."""
     game = get_game(game_name)
-    match_id = service.create(game_name, players, seed=rng.getrandbits(32), options=options, series=series,
-                              actor="simulator")
+    events = 0
+    if match_id is None:
+        match_id = service.create(game_name, players, seed=rng.getrandbits(32), options=options, series=series,
+                                  actor="simulator")
+        events = 1
     seat_bots = [bots[i % len(bots)] for i in range(len(players))]
-    events = 1
     deals = 0
     for _ in range(max_commands):
         match = service.load(match_id, refresh=False)

@@ -64,8 +64,7 @@ def list_cmd(env: Env, match_id: str | None, player: str | None, game: str | Non
     filters = ", ".join(f"--{k} {v}" for k, v in [("match", match_id), ("player", player), ("game", game),
                                                   ("status", status)] if v)
     emit(fmt, ["id", "status", "game", "deal", "player", "judged", "rule"], audit_rows(records),
-         json_data=records, empty="no rulings found" + (f" (filters: {filters})" if filters else ""),
-         table_cells=lambda r: {**r, "rule": r["rule"] if r["status"] == "decision" else r["rule"][:60]})
+         json_data=records, empty="no rulings found" + (f" (filters: {filters})" if filters else ""))
 
 
 @audit.command("show")
@@ -113,7 +112,7 @@ def show(env: Env, ruling: str, as_json: bool) -> None:
 @click.option("--by", required=True,
               help="Who appeals: a player of the ruling's match, or a TD by the label of a live TD token.")
 @click.option("--reason", required=True, help="Why (at most 2,000 characters).")
-@pass_env
+@pass_env(writes=True)
 def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
     """Appeal RULING; a TD then decides it. Only a player of its match may appeal,
     or a TD, named by the label of a live TD token (`kartludo token new --role td
@@ -136,7 +135,7 @@ def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
 @click.option("--uphold", is_flag=True, help="The ruling stands.")
 @click.option("--overturn", is_flag=True, help="Undo the ruling's effects from here on.")
 @click.option("--reason", required=True, help="Why (at most 2,000 characters).")
-@pass_env
+@pass_env(writes=True)
 def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, reason: str) -> None:
     """Decide the appeal of RULING: --uphold or --overturn (appends a decision event;
     an overturn restores the penalty count and every voided transfer in the match

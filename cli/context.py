@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import functools
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 import click
 
 
 class Env:
-    """Per-invocation state: the database URL and the store, opened on first use."""
+    """Per-invocation state: the database URL and the store, opened on first use.
+
+    A SQLite file that does not exist is a mistyped ``--db`` as often as a new
+    database: a command that only reads refuses it, naming the file; a command that
+    writes (``pass_env(writes=True)``) creates it and says so once, on stderr."""
 
     def __init__(self, db_url: str) -> None:
         self.db_url = db_url
+        self.writes = False
         self._store: Any = None
 
     @property
@@ -21,8 +27,27 @@ class Env:
         if self._store is None:
             from kartludo.store import EventStore
 
+            created = self.check_file()
             self._store = EventStore.open(self.db_url)
+            if created:
+                self.say_created(created)
         return self._store
+
+    def check_file(self) -> Path | None:
+        """The SQLite file this command is about to create (None: it exists, or the
+        database is not a SQLite file); refuses a missing one for a reading command."""
+        path = sqlite_file(self.db_url)
+        if path is None or path.exists() or not path.resolve().parent.is_dir():
+            return None  # (a missing folder: opening the store names it)
+        if not self.writes:
+            raise CommandError(
+                f"no database file {path} (database URL {self.db_url}, from --db or KARTLUDO_DB): is the path "
+                "right? A command that only reads never creates one; `kartludo db upgrade` does")
+        return path
+
+    @staticmethod
+    def say_created(path: Path) -> None:
+        click.echo(f"note: created a new SQLite database {path}", err=True)
 
     def close(self) -> None:
         if self._store is not None:
@@ -30,13 +55,33 @@ class Env:
             self._store = None
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file behind a ``sqlite:///FILE`` URL (None for other databases, memory,
+    or a URL that does not parse: opening it reports that)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:" \
+            or database.startswith("file:"):
+        return None
+    return Path(database).expanduser()
+
+
 _pass_env = click.make_pass_decorator(Env)
 
 
-def pass_env(command: Callable[..., Any]) -> Callable[..., Any]:
+def pass_env(command: Callable[..., Any] | None = None, *, writes: bool = False) -> Any:
     """Give a command the ``Env``, after refusing any argument that is not text: bytes
     the terminal's encoding could not decode reach Python as lone surrogates, which
-    no store, hash or encoder takes."""
+    no store, hash or encoder takes. ``writes=True``: the command may create a
+    missing SQLite file (see ``Env``)."""
+    if command is None:
+        return functools.partial(pass_env, writes=writes)
 
     @_pass_env
     @functools.wraps(command)
@@ -45,6 +90,7 @@ def pass_env(command: Callable[..., Any]) -> Callable[..., Any]:
             for text in value if isinstance(value, (tuple, list)) else (value,):
                 if isinstance(text, str) and any("\ud800" <= c <= "\udfff" for c in text):
                     raise CommandError(f"{name.replace('_', '-')} is not valid UTF-8 text: {_raw(text)}")
+        env.writes = writes
         return command(env, *args, **kwargs)
 
     return run

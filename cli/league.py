@@ -63,7 +63,7 @@ def series() -> None:
 @click.option("--minutes", type=click.IntRange(1, 525_600), required=True,
               help="The time limit, 1 to 525,600 minutes (a year).")
 @click.option("--starts-at", help="Start time, ISO 8601 (default: now).")
-@pass_env
+@pass_env(writes=True)
 def series_new(env: Env, game: str, players: str, minutes: int, starts_at: str | None) -> None:
     """Create a series and print only its id.
 

@@ -51,7 +51,7 @@ def match() -> None:
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A rules option (repeatable).")
 @click.option("--series", help="Add the match to this series.")
 @click.option("--command-id", help="Idempotency key: a retried command with the same id is applied once.")
-@pass_env
+@pass_env(writes=True)
 def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str, ...], series: str | None,
         command_id: str | None) -> None:
     """Create a match of GAME and print only its id.
@@ -82,7 +82,7 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
               'fresh CSPRNG shuffle in a match without a seed).')
 @click.option("--by", "actor", default="table", show_default=True, help="Who started the deal (recorded).")
 @click.option("--command-id", help="Idempotency key.")
-@pass_env
+@pass_env(writes=True)
 def deal(env: Env, match_id: str, deck: str | None, actor: str, command_id: str | None) -> None:
     """Start the next deal of MATCH.
 
@@ -217,7 +217,7 @@ def list_(env: Env, game: str | None, status: str | None, player: str | None, se
 @click.option("--command-id", help="Idempotency key: a retried command with the same id is applied once.")
 @click.argument("verb")
 @click.argument("args", nargs=-1)
-@pass_env
+@pass_env(writes=True)
 def act(env: Env, match_id: str, player: str, command_id: str | None, verb: str, args: tuple[str, ...]) -> None:
     """Give one command in MATCH as PLAYER: VERB [ARG…].
 

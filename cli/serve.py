@@ -47,7 +47,7 @@ def _limit_options(func):  # noqa: ANN001, ANN202 - a click decorator
 @click.option("--access-log/--no-access-log", default=True, show_default=True,
               help="Log one line per request.")
 @_limit_options
-@pass_env
+@pass_env(writes=True)
 def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limits: float) -> None:
     """Serve the match API over HTTP (OpenAPI document at /schema/openapi.json).
 

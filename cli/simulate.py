@@ -17,7 +17,7 @@ from kartludo.cli.context import Env, echo_json, pass_env
 @click.option("--max-deals", type=click.IntRange(min=1), default=60, show_default=True,
               help="Stop a match that has not ended after this many deals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@pass_env
+@pass_env(writes=True)
 def simulate(env: Env, game: str, matches: int, seed: int, bots: str | None, max_deals: int, as_json: bool) -> None:
     """Play MATCHES matches of GAME (or `all` games) with bots.
 

@@ -25,7 +25,7 @@ def token() -> None:
 @click.option("--match", "match_id", help="The match of a seat token (any unique id prefix).")
 @click.option("--seat", "player", help="The player of a seat token.")
 @click.option("--label", default="", help="A name recorded with the token (e.g. the TD's).")
-@pass_env
+@pass_env(writes=True)
 def new(env: Env, role: str, match_id: str | None, player: str | None, label: str) -> None:
     """Issue a token and print its secret (shown only this once; only its hash is stored).
 
@@ -54,7 +54,7 @@ def new(env: Env, role: str, match_id: str | None, player: str | None, label: st
 @click.argument("token_or_hash")
 @click.option("--by", default="cli", show_default=True, help="Who revokes (recorded).")
 @click.option("--reason", default="", help="Why (recorded).")
-@pass_env
+@pass_env(writes=True)
 def revoke(env: Env, token_or_hash: str, by: str, reason: str) -> None:
     """Revoke a token given as its secret or a unique prefix of its hash.
 

@@ -62,7 +62,7 @@ def export_cmd(env: Env, stream: str | None, output: str | None, key_file: str |
               help="The exporter's public key (repeatable; default: the local seal key's).")
 @click.option("--unsigned", is_flag=True, help="Accept a file without a signature (never with --with-tokens).")
 @click.option("--with-tokens", is_flag=True, help="Accept token events (credentials) from a signed file.")
-@pass_env
+@pass_env(writes=True)
 def import_cmd(env: Env, file: str, key_file: str | None, trust: tuple[str, ...], unsigned: bool,
                with_tokens: bool) -> None:
     """Append an exported FILE; refuses (writing nothing) a file that is unsigned or

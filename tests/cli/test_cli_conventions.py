@@ -127,3 +127,53 @@ def test_series_list_filters(kk):
     assert [r["match"] for r in json.loads(kk("match", "list", "--series", s1[:4], "--json"))] == [m]
     header = kk("series", "show", s1, "--format", "csv").splitlines()[0]
     assert header == "player,matches,finished,match_points,fouls,foul_mp,total"
+
+
+@pytest.mark.parametrize("args", [["match", "list"], ["standings"], ["audit", "list"], ["verify"], ["db", "status"],
+                                  ["state", "abc"], ["series", "list"], ["events", "export"]])
+def test_a_reading_command_refuses_a_missing_sqlite_file(tmp_path, args):
+    url = f"sqlite:///{tmp_path / 'typo.db'}"
+    result = CliRunner().invoke(cli, ["--db", url, *args])
+    assert result.exit_code == 1, result.output
+    assert f"no database file {tmp_path / 'typo.db'}" in result.output and "is the path right?" in result.output
+    assert not (tmp_path / "typo.db").exists()
+
+
+def test_a_writing_command_creates_the_file_and_says_so_once(tmp_path):
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    runner = CliRunner(mix_stderr=False) if "mix_stderr" in CliRunner.__init__.__code__.co_varnames else CliRunner()
+    first = runner.invoke(cli, ["--db", url, "match", "new", "uxinjo", "--players", "ann,bob,cy"])
+    assert first.exit_code == 0 and len(first.stdout.strip()) == 12  # stdout: only the id
+    assert first.stderr.count("created a new SQLite database") == 1
+    again = runner.invoke(cli, ["--db", url, "match", "new", "uxinjo", "--players", "ann,bob,cy"])
+    assert again.exit_code == 0 and "created" not in again.stderr
+    url2 = f"sqlite:///{tmp_path / 'other.db'}"
+    upgraded = runner.invoke(cli, ["--db", url2, "db", "upgrade"])
+    assert upgraded.exit_code == 0 and upgraded.stderr.count("created a new SQLite database") == 1
+
+
+def test_db_status_says_what_the_database_holds(league):
+    text = league("db", "status")
+    assert "(sqlite)" in text and "up to date" in text and "match" in text and "newest position" in text
+    info = json.loads(league("db", "status", "--json"))
+    assert info["backend"] == "sqlite" and info["up_to_date"] and info["events"] > 0
+    assert info["streams"]["match"] == 5 and info["newest_position"] >= info["events"]
+    assert {p["name"] for p in info["projections"]} >= {"matches", "audit"}
+    [row] = _csv(league("db", "status", "--format", "csv"))
+    assert row["events"] == str(info["events"]) and row["schema"] == info["schema"]
+
+
+def test_demo_hints_name_the_program_as_run_and_fresh_starts_over(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KARTLUDO_DB", raising=False)
+    monkeypatch.setattr("sys.argv", [".venv/bin/kartludo", "demo"])
+    runner = CliRunner()
+    out = runner.invoke(cli, ["demo", "--matches", "1"])
+    assert out.exit_code == 0, out.output
+    hints = out.output.split("next (each runs as printed):\n")[1].splitlines()
+    assert hints[0].startswith("  .venv/bin/kartludo standings") and "--db" not in hints[0]
+    refused = runner.invoke(cli, ["demo", "--matches", "1"])
+    assert refused.exit_code == 1 and ".venv/bin/kartludo demo --fresh" in refused.output
+    fresh = runner.invoke(cli, ["demo", "--matches", "1", "--fresh"])
+    assert fresh.exit_code == 0 and "deleted kartludo.db" in fresh.output
+    assert json.loads(runner.invoke(cli, ["match", "list", "--json"]).output).__len__() == 5  # 4 games + club night

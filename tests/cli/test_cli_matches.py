@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 
 
 from kartludo.engine.jx import JX_DECK
@@ -85,3 +86,21 @@ def test_demo_on_a_fresh_folder(k):
         assert f"standings · {get_game(game).title}" in out
     assert "replay · match" in out and "deal 1" in out and "step " in out
     assert re.search(r"http://127\.0\.0\.1:8000/ui/replay/[0-9a-f]{12}\?deal=1", out)
+    # the audit trail: a foul, its appeal and a TD's decision
+    assert "foul (uxinjo-d1-" in out and "audit trail · ruling" in out
+    [ruling] = json.loads(k("audit", "list", "--json"))
+    assert ruling["status"] == "upheld" and ruling["type"] == "uxinjo.foul"
+    assert [h["kind"] for h in ruling["history"]][:3] == ["ruled", "appealed", "upheld"]
+    assert "losses: deals lost" in out and "lower is better" in out
+    # every closing hint runs as printed (here with the test's --db)
+    hints = out.split("next (each runs as printed):\n")[1].split("in a browser:")[0].strip().splitlines()
+    assert len(hints) >= 5
+    for hint in hints:
+        words = shlex.split(hint)
+        assert words[0] == "kartludo" and words[1] == "--db"
+        k(*words[3:])
+    # a second run refuses, naming the ways out, and adds nothing
+    before = k("events", "export").count("\n")
+    again = k("demo", "--matches", "2", code=1)
+    assert "already holds" in again and "--fresh" in again and "--db" in again
+    assert k("events", "export").count("\n") == before

@@ -6,7 +6,7 @@ import click
 
 from kartludo.cli.context import Env, echo_json, pass_env
 from kartludo.cli.listing import AUDIT_STATUSES
-from kartludo.cli.output import emit, output_options
+from kartludo.cli.output import DOCUMENT, emit, output_options
 
 
 def _record_lines(r) -> list[str]:
@@ -69,9 +69,9 @@ def list_cmd(env: Env, match_id: str | None, player: str | None, game: str | Non
 
 @audit.command("show")
 @click.argument("ruling")
-@click.option("--json", "as_json", is_flag=True)
+@output_options(formats=DOCUMENT)
 @pass_env
-def show(env: Env, ruling: str, as_json: bool) -> None:
+def show(env: Env, ruling: str, fmt: str) -> None:
     """One ruling (or decision without a penalty): its facts, the state it was made in
     (all hands and the seat's own view), the events around it, the ruled event's hash
     and the dispute history.
@@ -83,7 +83,7 @@ def show(env: Env, ruling: str, as_json: bool) -> None:
     from kartludo.app.audit import resolve_entry, ruling_context
 
     ctx = ruling_context(env.store, resolve_entry(env.store, ruling))
-    if as_json:
+    if fmt == "json":
         echo_json(ctx)
         return
     for line in _record_lines(ctx.record):
@@ -158,9 +158,9 @@ def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, reason:
 
 @audit.command()
 @click.argument("match_id", metavar="[MATCH]", required=False)
-@click.option("--json", "as_json", is_flag=True)
+@output_options(formats=DOCUMENT)
 @pass_env
-def recheck(env: Env, match_id: str | None, as_json: bool) -> None:
+def recheck(env: Env, match_id: str | None, fmt: str) -> None:
     """Re-fold each match's actions through today's engine (with the options the
     match recorded) and report every ruling or settlement it would not make
     identically; exits 1 if any differ.
@@ -172,7 +172,7 @@ def recheck(env: Env, match_id: str | None, as_json: bool) -> None:
     from kartludo.app.audit import recheck as run
 
     count, diffs, notes = run(env.store, match_id)
-    if as_json:
+    if fmt == "json":
         echo_json({"matches": count, "differences": diffs, "notes": notes})
     else:
         for note in notes:

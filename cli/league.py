@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kartludo.cli.context import CommandError, Env, echo_json, pass_env
+from kartludo.cli.context import CommandError, Env, pass_env
 from kartludo.cli.output import emit, output_options
 
 
@@ -155,9 +155,9 @@ def projections() -> None:
 
 
 @projections.command("status")
-@click.option("--json", "as_json", is_flag=True)
+@output_options
 @pass_env
-def projections_status(env: Env, as_json: bool) -> None:
+def projections_status(env: Env, fmt: str) -> None:
     """Each projection's checkpoint (global position) and lag behind the log.
 
     \b
@@ -167,12 +167,9 @@ def projections_status(env: Env, as_json: bool) -> None:
     from kartludo.projections import all_projections
     from kartludo.projections.runner import status
 
-    rows = status(env.store, all_projections())
-    if as_json:
-        echo_json([{"name": n, "checkpoint": c, "lag": lag} for n, c, lag in rows])
-        return
-    for name, position, lag in rows:
-        click.echo(f"{name:<10} checkpoint {position:>9}  lag {lag}")
+    rows = [{"name": n, "checkpoint": c, "lag": lag} for n, c, lag in status(env.store, all_projections())]
+    emit(fmt, ["name", "checkpoint", "lag"], rows, empty="no projections",
+         notes=["checkpoint: the global position read up to; lag: events after it (read commands catch up)"])
 
 
 @projections.command("rebuild")

@@ -8,7 +8,7 @@ import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 from kartludo.cli.listing import MATCH_STATUSES
-from kartludo.cli.output import emit, output_options
+from kartludo.cli.output import DOCUMENT, emit, output_options
 
 
 def service(env: Env) -> Any:
@@ -109,9 +109,9 @@ def deal(env: Env, match_id: str, deck: str | None, actor: str, command_id: str 
 @click.option("--deal", type=click.IntRange(min=1), help="Only this deal (default: every deal).")
 @click.option("--server", metavar="URL", help="Read the match's public events from a kartludo server "
               "(e.g. http://127.0.0.1:8000; no token needed) instead of the database.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@output_options(formats=DOCUMENT)
 @pass_env
-def check(env: Env, match_id: str, deal: int | None, server: str | None, as_json: bool) -> None:
+def check(env: Env, match_id: str, deal: int | None, server: str | None, fmt: str) -> None:
     """Check that each deal of MATCH was played with the deck it committed to, from
     public data only (what a reader without a token sees), as any player can.
 
@@ -143,7 +143,7 @@ def check(env: Env, match_id: str, deal: int | None, server: str | None, as_json
         known = ", ".join(map(str, deals)) or "none yet"
         raise CommandError(f"match {mid} has no deal {deal} (deals: {known})")
     checks = [check_public_deal(mid, deals[n]) for n in ([deal] if deal is not None else sorted(deals))]
-    if as_json:
+    if fmt == "json":
         echo_json(checks)
     else:
         if not checks:
@@ -240,9 +240,9 @@ def act(env: Env, match_id: str, player: str, command_id: str | None, verb: str,
 @click.argument("match_id", metavar="MATCH")
 @click.option("--as", "player", help="Show what PLAYER may see.")
 @click.option("--all", "all_hands", is_flag=True, help="Show every hand (a TD's view).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (fields per DESIGN.md).")
+@output_options(formats=DOCUMENT)
 @pass_env
-def state(env: Env, match_id: str, player: str | None, all_hands: bool, as_json: bool) -> None:
+def state(env: Env, match_id: str, player: str | None, all_hands: bool, fmt: str) -> None:
     """Show MATCH now: public information, one player's view, or all hands.
 
     \b
@@ -254,7 +254,7 @@ def state(env: Env, match_id: str, player: str | None, all_hands: bool, as_json:
     svc = service(env)
     m = svc.load(svc.resolve(match_id))
     viewer = svc.viewer(m, player, all_hands)
-    if as_json:
+    if fmt == "json":
         echo_json(svc.state_json(m, viewer))
     else:
         click.echo(f"match {m.id} · {m.game.title} · {m.status} · deal {m.game.deal_number(m.state)}")

@@ -19,18 +19,29 @@ import click
 FORMATS = ("table", "json", "csv")
 
 
-def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--format`` and ``--json`` to a command; it receives ``fmt``."""
+def output_options(command: Callable[..., Any] | None = None, *, formats: Sequence[str] = FORMATS) -> Any:
+    """Add ``--format`` and ``--json`` to a command; it receives ``fmt``.
+
+    Rows take ``table|json|csv``; a command printing one document (a state, a
+    replay, a ruling) takes ``formats=DOCUMENT``: ``text|json``."""
+    if command is None:
+        return functools.partial(output_options, formats=formats)
 
     @functools.wraps(command)
     def run(*args: Any, fmt: str, as_json: bool, **kwargs: Any) -> Any:
-        if as_json and fmt not in ("table", "json"):
+        if as_json and fmt not in (formats[0], "json"):
             raise click.UsageError(f"--json is --format json; it cannot be combined with --format {fmt}")
         return command(*args, fmt="json" if as_json else fmt, **kwargs)
 
     run = click.option("--json", "as_json", is_flag=True, help="Same as --format json.")(run)
-    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                        help="table (aligned, with headers), json, or csv (same field names).")(run)
+    described = ("table (aligned, with headers), json, or csv (the same field names)" if "csv" in formats
+                 else f"{formats[0]} (for reading) or json")
+    return click.option("--format", "fmt", type=click.Choice(list(formats)), default=formats[0],
+                        show_default=True, help=described + ".")(run)
+
+
+#: the formats of a command that prints one document rather than rows
+DOCUMENT = ("text", "json")
 
 
 def cell(value: Any, exact: bool = False) -> str:

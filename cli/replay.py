@@ -7,6 +7,7 @@ import sys
 import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
+from kartludo.cli.output import DOCUMENT, output_options
 
 HELP = ("keys: n/→/space next · p/← back · t/T end of next/prev turn or trick · r/R next/prev ruling or settlement · "
         "g first · G last · j jump · v all hands/each seat · q quit")
@@ -17,11 +18,11 @@ HELP = ("keys: n/→/space next · p/← back · t/T end of next/prev turn or tr
 @click.option("--deal", type=click.IntRange(min=1), help="Which deal (default: the latest).")
 @click.option("--to", "to", type=click.IntRange(min=1), help="Show only step K.")
 @click.option("--as", "player", help="Show only what PLAYER could see at each step.")
-@click.option("--json", "as_json", is_flag=True, help="Every step (or step K) as JSON: event and state view.")
+@output_options(formats=DOCUMENT)
 @click.option("--interactive/--no-interactive", default=None,
               help="Step with keys (default: on a terminal, unless --to or --json).")
 @pass_env
-def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: str | None, as_json: bool,
+def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: str | None, fmt: str,
            interactive: bool | None) -> None:
     """Replay a deal of MATCH by folding its stored events, one event per step.
 
@@ -50,7 +51,7 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
     if to is not None and to > count:
         raise CommandError(f"deal {rep.deal} has {count} steps, not {to}")
     wanted = [to] if to else list(range(1, count + 1))
-    if as_json:
+    if fmt == "json":
         out = []
         for k in wanted:
             m = rep.match

@@ -7,6 +7,7 @@ import sys
 import click
 
 from kartludo.cli.context import Env, echo_json, pass_env
+from kartludo.cli.output import DOCUMENT, output_options
 
 
 @click.command()
@@ -16,9 +17,9 @@ from kartludo.cli.context import Env, echo_json, pass_env
 @click.option("--bots", help="Bots by seat, cycled, e.g. random,heuristic (default: heuristic).")
 @click.option("--max-deals", type=click.IntRange(min=1), default=60, show_default=True,
               help="Stop a match that has not ended after this many deals.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@output_options(formats=DOCUMENT)
 @pass_env(writes=True)
-def simulate(env: Env, game: str, matches: int, seed: int, bots: str | None, max_deals: int, as_json: bool) -> None:
+def simulate(env: Env, game: str, matches: int, seed: int, bots: str | None, max_deals: int, fmt: str) -> None:
     """Play MATCHES matches of GAME (or `all` games) with bots.
 
     Shows a progress bar on a terminal and ends with one summary line.
@@ -35,7 +36,7 @@ def simulate(env: Env, game: str, matches: int, seed: int, bots: str | None, max
     service = MatchService(env.store)
     names = [b.strip() for b in bots.split(",")] if bots else None
     total = matches * len(games)
-    if sys.stderr.isatty() and not as_json:
+    if sys.stderr.isatty() and fmt != "json":
         from rich.progress import Progress
 
         with Progress(transient=True) as progress:
@@ -44,7 +45,7 @@ def simulate(env: Env, game: str, matches: int, seed: int, bots: str | None, max
                           on_match=lambda n: progress.advance(task, n))
     else:
         summary = run(service, games, matches, seed=seed, bots=names, max_deals=max_deals)
-    if as_json:
+    if fmt == "json":
         echo_json(summary)
     else:
         click.echo(summary.line())

@@ -32,18 +32,22 @@ def export_cmd(env: Env, stream: str | None, output: str | None, key_file: str |
     """Write every event (or one STREAM's) in global order, ending with a line that
     signs the head they end at (when a seal key exists; without one the file is
     unsigned and imports only with --unsigned). Token events are left out unless
-    --with-tokens.
+    --with-tokens. STREAM is a stream id or any unique prefix of a match's or a
+    series' id.
 
     \b
     Example:
-        kartludo events export match-3f9c2a -o match.jsonl
+        kartludo events export 3f9c -o match.jsonl
     """
+    from kartludo.cli.ids import resolve_stream
     from kartludo.store.keys import key_path, load_optional
     from kartludo.store.transfer import export_events
 
     key = load_optional(key_path(key_file))
     if key is None and key_file:
         raise CommandError(f"no seal key at {key_file}")
+    if stream:
+        stream = resolve_stream(env.store, stream)
     if output:
         with open(output, "wb") as out:
             n = export_events(env.store, out, stream, key=key, with_tokens=with_tokens)

@@ -177,3 +177,64 @@ def test_demo_hints_name_the_program_as_run_and_fresh_starts_over(tmp_path, monk
     fresh = runner.invoke(cli, ["demo", "--matches", "1", "--fresh"])
     assert fresh.exit_code == 0 and "deleted kartludo.db" in fresh.output
     assert json.loads(runner.invoke(cli, ["match", "list", "--json"]).output).__len__() == 5  # 4 games + club night
+
+
+def _two_sharing_a_prefix(make) -> tuple[str, str, str]:
+    """Make ids until two share a first character; returns (prefix, id, id)."""
+    seen: dict[str, str] = {}
+    while True:
+        new = make()
+        if new[0] in seen:
+            return new[0], seen[new[0]], new
+        seen[new[0]] = new
+
+
+def test_every_id_takes_a_unique_prefix_and_an_ambiguous_one_is_refused_naming_both(kk):
+    from kartludo.app.series import create_series
+    from kartludo.store import EventStore
+
+    prefix, a, b = _two_sharing_a_prefix(lambda: kk("match", "new", "uxinjo", "--players", "ann,bob,cy").strip())
+    kk("match", "deal", a[:6])
+    stream = kk("events", "export", f"match-{a}")
+    assert kk("events", "export", a[:5]) == stream == kk("events", "export", f"match-{a[:5]}")
+    with EventStore.open(kk.url) as store:
+        before = store.count_events()
+        for args in [["events", "export", prefix], ["state", prefix], ["act", prefix, "--as", "ann", "draw"],
+                     ["match", "deal", prefix], ["replay", prefix], ["audit", "list", "--match", prefix],
+                     ["audit", "recheck", prefix], ["match", "check", prefix]]:
+            out = kk(*args, code=1)
+            assert "is ambiguous" in out and a in out and b in out, (args, out)
+        assert store.count_events() == before
+        # a match and a series sharing a prefix: events export names both
+        s = create_series(store, "uxinjo", ["ann", "bob", "cy"], 90, series_id=a[:3] + "f0f0f0f")
+        assert kk("events", "export", s[:8]).count("\n") == 1
+        out = kk("events", "export", a[:3], code=1)
+        assert "is ambiguous" in out and f"match-{a}" in out and f"series-{s}" in out
+        assert "no stream, match or series 'zz'" in kk("events", "export", "zz", code=1)
+        assert store.count_events() == before + 1
+
+
+def test_rulings_take_prefixes_of_both_parts(league):
+    from kartludo.app.matches import MatchService
+    from kartludo.store import EventStore
+
+    with EventStore.open(league.url) as store:
+        svc = MatchService(store)
+        m = svc.create("uxinjo", ["ann", "bob", "cy"], seed=2026)
+        svc.deal(m)
+        player = svc.load(m).players[svc.load(m).game.to_act(svc.load(m).state)[0]]
+        svc.act(m, player, "draw", ())
+        svc.act(m, player, "munt", ())
+    [ruling] = json.loads(league("audit", "list", "--match", m[:6], "--json"))
+    short = f"{m[:5]}/{ruling['ruling_id'][:9]}"
+    assert f"ruling {ruling['id']}" in league("audit", "show", short)
+    assert [r["id"] for r in json.loads(league("audit", "list", "--status", "standing", "--game", "uxinjo",
+                                               "--json"))] == [ruling["id"]]
+    assert json.loads(league("audit", "list", "--status", "upheld", "--json")) == []
+    assert json.loads(league("audit", "list", "--game", "hakamo", "--json")) == []
+    lines = league("audit", "list").splitlines()
+    assert lines[0].split() == ["id", "status", "game", "deal", "player", "judged", "rule"]
+    assert lines[2].startswith(ruling["id"]) and lines[2].endswith(ruling["rule"])
+    league("audit", "appeal", short, "--by", player, "--reason", "two trios")
+    assert [r["id"] for r in json.loads(league("audit", "list", "--status", "appealed", "--json"))] == [ruling["id"]]
+    assert "'lost' is not one of" in league("audit", "list", "--status", "lost", code=2)

@@ -76,19 +76,38 @@ class PostgresDriver:
         # BEGIN, the inserts, COMMIT and the NOTIFYs go in one pipelined round trip; the
         # last command record brings back the transaction id the positions came from.
         indexed = [(i, *row) for i, row in enumerate(rows)]
-        with conn.cursor() as cur:
-            with conn.pipeline():
-                with conn.transaction():
-                    cur.executemany(_INSERT, indexed)
-                    if len(commands) > 1:
-                        cur.executemany(_INSERT_COMMAND, commands[:-1])
-                    if commands:
-                        cur.execute(_INSERT_COMMAND_XID, commands[-1])
-                    else:
-                        cur.execute(_XID)
-                with conn.cursor() as note:
-                    for stream in streams or (ANY_STREAM,):
-                        note.execute(_NOTIFY, (NOTIFY_CHANNEL, stream))
+        # BEGIN and COMMIT are statements of the pipeline, not ``conn.transaction()``
+        # (psycopg nests a pipeline in that block), and the first error is held until
+        # the pipeline has synced: a pipeline left by an exception fetches its aborted
+        # results and logs "error ignored terminating …: pipeline aborted" on the
+        # user's stderr - on every ordinary ConcurrencyConflict, which is retried.
+        # ``reset`` rolls the failed transaction back.
+        failed: psycopg.Error | None = None
+        with conn.cursor() as cur, conn.cursor() as tx:
+            try:
+                with conn.pipeline():
+                    try:
+                        tx.execute("BEGIN")
+                        cur.executemany(_INSERT, indexed)
+                        if len(commands) > 1:
+                            cur.executemany(_INSERT_COMMAND, commands[:-1])
+                        if commands:
+                            cur.execute(_INSERT_COMMAND_XID, commands[-1])
+                        else:
+                            cur.execute(_XID)
+                        tx.execute("COMMIT")
+                        with conn.cursor() as note:
+                            for stream in streams or (ANY_STREAM,):
+                                note.execute(_NOTIFY, (NOTIFY_CHANNEL, stream))
+                    except psycopg.Error as exc:
+                        failed = exc
+            except psycopg.errors.PipelineAborted:
+                if failed is None:
+                    raise
+            except psycopg.Error as exc:
+                failed = failed or exc
+            if failed is not None:
+                raise failed
             base = cur.fetchone()[0] << POSITION_ROW_BITS
         return [base + i for i in range(len(rows))]
 

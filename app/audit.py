@@ -267,7 +267,7 @@ def td_labels(store: EventStore) -> set[str]:
 
     index = TokenIndex(store)
     index.refresh()
-    return {p.label for p in index._live.values() if p.role == "td" and p.label}
+    return {p.label for p in index.live() if p.role == "td" and p.label}
 
 
 def _same(a: str, b: str) -> bool:

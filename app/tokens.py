@@ -39,6 +39,7 @@ class Principal(msgspec.Struct, frozen=True):
     match: str | None = None
     seat: int | None = None
     label: str = ""
+    expires_at_us: int | None = None
 
 
 def hash_token(secret: str) -> str:
@@ -62,20 +63,22 @@ def _append(store: EventStore, events: list, actor: str) -> None:
 
 
 def issue(store: EventStore, role: str, *, match: str | None = None, seat: int | None = None, label: str = "",
-          actor: str = "") -> str:
-    """A new token; returns the secret (shown once, never stored)."""
-    return issue_many(store, [(role, match, seat, label)], actor=actor)[0]
+          actor: str = "", expires_at_us: int | None = None) -> str:
+    """A new token; returns the secret (shown once, never stored). ``expires_at_us``:
+    when it stops working (None: when revoked)."""
+    return issue_many(store, [(role, match, seat, label)], actor=actor, expires_at_us=expires_at_us)[0]
 
 
 def issue_many(store: EventStore, specs: Sequence[tuple[str, str | None, int | None, str]],
-               actor: str = "") -> list[str]:
+               actor: str = "", expires_at_us: int | None = None) -> list[str]:
     """Several tokens in one append: ``(role, match, seat, label)`` each."""
-    secrets_out, events = token_events(specs)
+    secrets_out, events = token_events(specs, expires_at_us=expires_at_us)
     _append(store, events, actor)
     return secrets_out
 
 
-def token_events(specs: Sequence[tuple[str, str | None, int | None, str]]) -> tuple[list[str], list[TokenIssued]]:
+def token_events(specs: Sequence[tuple[str, str | None, int | None, str]], *,
+                 expires_at_us: int | None = None) -> tuple[list[str], list[TokenIssued]]:
     """New secrets and the events that record their hashes (appended by the caller,
     e.g. in the same transaction as the match they open)."""
     secrets_out, events = [], []
@@ -88,7 +91,8 @@ def token_events(specs: Sequence[tuple[str, str | None, int | None, str]]) -> tu
         secret = new_secret()
         secrets_out.append(secret)
         events.append(TokenIssued(token_hash=hash_token(secret), role=role, match=match if role == "seat" else None,
-                                  seat=seat if role == "seat" else None, label=label))
+                                  seat=seat if role == "seat" else None, label=label,
+                                  expires_at_us=expires_at_us))
     return secrets_out, events
 
 
@@ -125,22 +129,42 @@ class TokenIndex:
                 if isinstance(event, TokenIssued):
                     if event.token_hash not in self._revoked:
                         self._live[event.token_hash] = Principal(event.token_hash, event.role, event.match,
-                                                                 event.seat, event.label)
+                                                                 event.seat, event.label, event.expires_at_us)
                 elif isinstance(event, TokenRevoked):
                     self._revoked.add(event.token_hash)
                     self._live.pop(event.token_hash, None)
                 if rec.position < horizon:
                     self._position = rec.position
 
+    def _expired(self, p: Principal) -> bool:
+        return p.expires_at_us is not None and self.store.clock() >= p.expires_at_us
+
     def resolve(self, secret: str) -> Principal | None:
-        """The principal of a bearer token, or None (unknown or revoked)."""
+        """The principal of a bearer token, or None (unknown, revoked or expired)."""
         self.refresh()
-        return self._live.get(hash_token(secret))
+        found = self._live.get(hash_token(secret))
+        return None if found is None or self._expired(found) else found
+
+    def refusal(self, secret: str) -> str:
+        """Why ``resolve`` refuses this token, in words for a 401."""
+        found = self._live.get(hash_token(secret))
+        if found is not None and found.expires_at_us is not None and self._expired(found):
+            from kartludo.store.transfer import format_us
+
+            return f"token expired at {format_us(found.expires_at_us)}"
+        return "unknown or revoked token"
 
     def is_live(self, token_hash: str) -> bool:
-        """Whether the token is live now (its revocation by any process is seen)."""
+        """Whether the token is live now (its revocation by any process is seen, and
+        its expiry)."""
         self.refresh()
-        return token_hash in self._live
+        found = self._live.get(token_hash)
+        return found is not None and not self._expired(found)
+
+    def live(self) -> list[Principal]:
+        """Every token live now (neither revoked nor expired)."""
+        self.refresh()
+        return [p for p in self._live.values() if not self._expired(p)]
 
     def find(self, token_or_prefix: str) -> Principal:
         """A live token by its secret, its full hash or a unique prefix of its hash."""

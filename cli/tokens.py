@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from kartludo.cli.context import Env, pass_env
@@ -20,18 +22,44 @@ def token() -> None:
     """
 
 
+class Duration(click.ParamType):
+    """A time span as ``30d``, ``12h``, ``90m`` or ``2w`` (microseconds)."""
+
+    name = "DURATION"
+    UNITS = {"m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+    LONGEST_US = 10 * 366 * 86_400 * 1_000_000  # ten years
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().lower()
+        number, unit = text[:-1], text[-1:]
+        if unit not in self.UNITS or not number.isdigit() or int(number) == 0:
+            self.fail(f"{value!r} is not a duration: a positive whole number and a unit, e.g. 30d, 12h, 90m, 2w",
+                      param, ctx)
+        us = int(number) * self.UNITS[unit] * 1_000_000
+        if us > self.LONGEST_US:
+            self.fail(f"{value!r} is longer than ten years", param, ctx)
+        return us
+
+
 @token.command("new")
 @click.option("--role", type=click.Choice(["td", "seat"]), default="td", show_default=True)
 @click.option("--match", "match_id", help="The match of a seat token (any unique id prefix).")
 @click.option("--seat", "player", help="The player of a seat token.")
 @click.option("--label", default="", help="A name recorded with the token (e.g. the TD's).")
+@click.option("--expires", "expires_in", type=Duration(),
+              help="The token stops working after this long (30d, 12h, 90m, 2w); default: when revoked.")
 @pass_env(writes=True)
-def new(env: Env, role: str, match_id: str | None, player: str | None, label: str) -> None:
-    """Issue a token and print its secret (shown only this once; only its hash is stored).
+def new(env: Env, role: str, match_id: str | None, player: str | None, label: str,
+        expires_in: int | None) -> None:
+    """Issue a token and print its secret (shown only this once; only its hash is
+    stored). With --expires the service refuses it afterwards with a 401 that says
+    it expired (the time is also printed, on stderr).
 
     \b
     Example:
-        kartludo token new --role td --label mia
+        kartludo token new --role td --label mia --expires 30d
         kartludo token new --role seat --match 3f9c --seat ann
     """
     from kartludo.app.tokens import issue
@@ -47,7 +75,13 @@ def new(env: Env, role: str, match_id: str | None, player: str | None, label: st
         seat = svc.load(match).seat_of(player)
     elif match_id or player:
         raise click.UsageError("--match and --seat are for seat tokens")
-    click.echo(issue(env.store, role, match=match, seat=seat, label=label or (player or ""), actor="cli"))
+    expires_at = env.store.clock() + expires_in if expires_in else None
+    click.echo(issue(env.store, role, match=match, seat=seat, label=label or (player or ""), actor="cli",
+                     expires_at_us=expires_at))
+    if expires_at is not None:
+        from kartludo.store.transfer import format_us
+
+        click.echo(f"note: the token expires at {format_us(expires_at)}", err=True)
 
 
 @token.command("revoke")

@@ -21,7 +21,7 @@ def principal(request: Request[Any, Any, Any], index: TokenIndex) -> Principal |
         raise NotAuthorizedException("use 'Authorization: Bearer TOKEN'")
     found = index.resolve(secret.strip())
     if found is None:
-        raise NotAuthorizedException("unknown or revoked token")
+        raise NotAuthorizedException(index.refusal(secret.strip()))
     return found
 
 

@@ -238,3 +238,37 @@ def test_rulings_take_prefixes_of_both_parts(league):
     league("audit", "appeal", short, "--by", player, "--reason", "two trios")
     assert [r["id"] for r in json.loads(league("audit", "list", "--status", "appealed", "--json"))] == [ruling["id"]]
     assert "'lost' is not one of" in league("audit", "list", "--status", "lost", code=2)
+
+
+def test_a_token_can_expire_and_the_refusal_says_so(kk):
+    from types import SimpleNamespace
+
+    from litestar.exceptions import NotAuthorizedException
+
+    from kartludo.app.audit import td_labels
+    from kartludo.app.tokens import TokenIndex
+    from kartludo.service.auth import principal
+    from kartludo.store import EventStore
+
+    out = kk("token", "new", "--label", "mia", "--expires", "2h")
+    secret = out.splitlines()[0]  # (the runner mixes in stderr's note)
+    assert secret.startswith("kt_") and "note: the token expires at" in out
+    forever = kk("token", "new", "--label", "noa").strip()
+    assert "is not a duration" in kk("token", "new", "--expires", "-3d", code=2)
+    now = [0]
+    with EventStore.open(kk.url, clock=lambda: now[0]) as store:
+        [issued] = [r.event for r in store.read_stream("tokens") if r.event.label == "mia"]
+        now[0] = issued.expires_at_us - 1
+        index = TokenIndex(store)
+        assert index.resolve(secret) is not None and td_labels(store) == {"mia", "noa"}
+        request = SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
+        assert principal(request, index).label == "mia"
+        now[0] = issued.expires_at_us  # two hours on
+        assert index.resolve(secret) is None and not index.is_live(index.find(secret).token_hash)
+        assert index.resolve(forever) is not None and td_labels(store) == {"noa"}
+        with pytest.raises(NotAuthorizedException) as refused:
+            principal(request, index)
+        assert "token expired at" in refused.value.detail
+        bad = SimpleNamespace(headers={"authorization": "Bearer kt_nonsense"})
+        with pytest.raises(NotAuthorizedException, match="unknown or revoked token"):
+            principal(bad, index)

@@ -35,10 +35,17 @@ def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt:
 
         return _show_series(env, resolve_series(env.store, series_id), fmt)
     from kartludo.app.standings import PROVISIONAL_BELOW, standings as compute
-    from kartludo.cli.standings_view import SORT_ALIASES, standing_rows, table_cells
+    from kartludo.cli.standings_view import SORT_ALIASES, standing_rows, table_cells, total_column
     from kartludo.engine.registry import get_game
 
     name = get_game(game).name if game else None
+    total = total_column(name)
+    if sort == "score" and total is None or sort in SORT_ALIASES and sort != "placement_points" \
+            and (total is None or total[0] != sort):
+        raise click.BadParameter(
+            f"{sort!r} is a game's own total: " + (f"in {name} it is {total[0]!r}" if total else
+                                                   "give --game (across games the totals do not add up)"),
+            param_hint="--sort")
     sort = SORT_ALIASES.get(sort, sort)
     columns, rows, legend = standing_rows(compute(env.store, name, sort), name, sort, PROVISIONAL_BELOW)
     title = f"standings · {get_game(name).title if name else 'all games'}"

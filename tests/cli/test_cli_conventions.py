@@ -272,3 +272,10 @@ def test_a_token_can_expire_and_the_refusal_says_so(kk):
         bad = SimpleNamespace(headers={"authorization": "Bearer kt_nonsense"})
         with pytest.raises(NotAuthorizedException, match="unknown or revoked token"):
             principal(bad, index)
+
+
+def test_sorting_by_a_total_the_game_does_not_have_is_refused(league):
+    assert "in uxinjo it is 'match_points'" in league("standings", "--game", "uxinjo", "--sort", "losses", code=2)
+    assert "give --game" in league("standings", "--sort", "score", code=2)
+    rows = _csv(league("standings", "--game", "uxinjo", "--sort", "match_points", "--format", "csv"))
+    assert [int(r["match_points"]) for r in rows] == sorted((int(r["match_points"]) for r in rows), reverse=True)

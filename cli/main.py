@@ -14,22 +14,22 @@ import click
 
 #: command name -> (module, attribute, one-line help shown by ``kartludo --help``)
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "demo": ("kartludo.cli.demo", "demo", "Simulate a small league and show standings and a replayed deal."),
-    "db": ("kartludo.cli.db", "db", "Create or upgrade the database schema."),
+    "demo": ("kartludo.cli.demo", "demo", "A simulated league with a foul, an appeal and a TD ruling."),
+    "db": ("kartludo.cli.db", "db", "Upgrade the schema; status: what a database holds."),
     "match": ("kartludo.cli.matches", "match", "Create matches, start deals, list matches."),
     "act": ("kartludo.cli.matches", "act", "Give one command in a match as a player."),
     "state": ("kartludo.cli.matches", "state", "Show a match now (one player's view, public, or all hands)."),
     "legal": ("kartludo.cli.matches", "legal", "List the commands a player may give now."),
     "simulate": ("kartludo.cli.simulate", "simulate", "Play whole matches with bots through the command path."),
     "standings": ("kartludo.cli.league", "standings", "League standings with ratings, per game or across games."),
-    "series": ("kartludo.cli.league", "series", "Time-limited series: create, show."),
+    "series": ("kartludo.cli.league", "series", "Time-limited series: create, list, show."),
     "projections": ("kartludo.cli.league", "projections", "Read models: status and rebuild."),
     "replay": ("kartludo.cli.replay", "replay", "Replay a deal step by step (interactive on a terminal)."),
     "audit": ("kartludo.cli.audit", "audit", "Penalty rulings: list, show, appeal, decide, recheck."),
     "verify": ("kartludo.cli.integrity", "verify", "Check every stream's hash chain and re-fold every match."),
     "events": ("kartludo.cli.transfer", "events", "Export or import the event log as JSON Lines."),
     "serve": ("kartludo.cli.serve", "serve", "Serve the match API over HTTP (Litestar on uvicorn)."),
-    "token": ("kartludo.cli.tokens", "token", "API bearer tokens: issue a TD token, revoke a token."),
+    "token": ("kartludo.cli.tokens", "token", "API bearer tokens: issue (optionally expiring), revoke."),
     "key": ("kartludo.cli.keys", "key", "The seal key (outside the database): create it, show its public half."),
     "seal": ("kartludo.cli.keys", "seal", "Record a signed head of the log; --print shows it to write down."),
 }

@@ -51,13 +51,18 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     report = run_verify(env.store, stop_at_first=not all_problems, trusted=trusted, heads=written)
     folded = 0
     fold_problems: list[Any] = []
+    hypos = 0
     deals = DealReport()
     if report.ok:
         deals = verify_deals(env.store)
     if report.ok and not no_fold:
         from kartludo.app.matches import refold_all
 
+        from kartludo.app.hypotheticals import verify_all
+
         folded, fold_problems = refold_all(env.store)
+        hypos, hypo_problems = verify_all(env.store)
+        fold_problems = [*fold_problems, *hypo_problems]
     deal_problems = deals.problems if all_problems else deals.problems[:1]
     ok = report.ok and not fold_problems and not deal_problems
     newest = report.newest_seal.text() if report.newest_seal else None
@@ -70,7 +75,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
                    "deals_committed": deals.committed, "deals_seeded": deals.seeded,
                    "deal_problems": deal_problems})
     elif ok:
-        folds = "" if no_fold else f"; {folded} matches re-fold"
+        folds = "" if no_fold else f"; {folded} matches re-fold" + (
+            f", {hypos} hypotheticals cite their origin and re-fold" if hypos else "")
         click.echo(f"ok: {report.events} events in {report.streams} streams, every hash chain intact{folds}; "
                    f"{deals.deals} deals: {deals.committed} commitments match, {deals.seeded} seeded deals "
                    "are their seed's shuffle")

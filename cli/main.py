@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "projections": ("kartludo.cli.league", "projections", "Read models: status and rebuild."),
     "replay": ("kartludo.cli.replay", "replay", "Replay a deal step by step (interactive on a terminal)."),
     "audit": ("kartludo.cli.audit", "audit", "Penalty rulings: list, show, appeal, decide, recheck."),
+    "hypo": ("kartludo.cli.hypo", "hypo", "Hypotheticals from any recorded moment; bot rollouts."),
     "verify": ("kartludo.cli.integrity", "verify", "Check every stream's hash chain and re-fold every match."),
     "events": ("kartludo.cli.transfer", "events", "Export or import the event log as JSON Lines."),
     "serve": ("kartludo.cli.serve", "serve", "Serve the match API over HTTP (Litestar on uvicorn)."),

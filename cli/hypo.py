@@ -1,0 +1,165 @@
+"""``kartludo hypo``: hypotheticals from any recorded moment, and bot rollouts."""
+
+from __future__ import annotations
+
+import click
+
+from kartludo.cli.context import CommandError, Env, echo_json, pass_env
+
+
+@click.group()
+def hypo() -> None:
+    """Hypotheticals: continue a recorded deal otherwise, from any step (TD material).
+
+    A hypothetical is its own hash-chained stream; it never counts in standings,
+    ratings, series or the match list.
+
+    \b
+    Example:
+        h=$(kartludo hypo new 3f9c --deal 2 --step 14 --label "had bob passed")
+        kartludo hypo act $h --as bob pass
+        kartludo hypo rollout $h --n 200 --seed 1
+    """
+
+
+@hypo.command("new")
+@click.argument("match_id", metavar="MATCH")
+@click.option("--deal", type=int, required=True, help="The deal (as numbered by `replay`).")
+@click.option("--step", "k", type=int, required=True,
+              help="Start after this step of the deal (`replay`'s numbers); 0: as dealt, before anyone acted.")
+@click.option("--label", default="", help="What the hypothetical asks (recorded).")
+@click.option("--by", default="td", show_default=True, help="Who made it (recorded).")
+@pass_env
+def new(env: Env, match_id: str, deal: int, k: int, label: str, by: str) -> None:
+    """Start a hypothetical from step K of deal N of MATCH; prints only its id.
+
+    \b
+    Example:
+        h=$(kartludo hypo new 3f9c --deal 2 --step 14)
+    """
+    from kartludo.app import hypotheticals as hy
+
+    click.echo(hy.create(env.store, match_id, deal, k, label=label, by=by))
+
+
+@hypo.command("act", context_settings={"ignore_unknown_options": True})
+@click.argument("hypo_id", metavar="H")
+@click.option("--as", "player", required=True, help="The player giving the command.")
+@click.argument("verb")
+@click.argument("args", nargs=-1)
+@pass_env
+def act(env: Env, hypo_id: str, player: str, verb: str, args: tuple[str, ...]) -> None:
+    """Give one command in hypothetical H as PLAYER: VERB [ARG…] (the match's verbs).
+
+    A refused command prints the rule it breaks, exits 1 and writes nothing.
+
+    \b
+    Example:
+        kartludo hypo act 5e1d --as ann discard R5
+    """
+    from kartludo.app import hypotheticals as hy
+
+    played = hy.act(env.store, hypo_id, player, verb, args)
+    h = hy.load(env.store, played.hypothetical)
+    for line in hy.describe_played(h, played, h.match.seat_of(player)):
+        click.echo(line)
+    scores = h.deal_scores()
+    if scores is not None:
+        click.echo("deal settled: " + ", ".join(f"{p} {v:+d}" for p, v in scores.items()))
+
+
+@hypo.command("legal")
+@click.argument("hypo_id", metavar="H")
+@click.option("--as", "player", required=True, help="The player whose commands to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_env
+def legal(env: Env, hypo_id: str, player: str, as_json: bool) -> None:
+    """List the commands PLAYER may give now in hypothetical H.
+
+    \b
+    Example:
+        kartludo hypo legal 5e1d --as bob
+    """
+    from kartludo.app import hypotheticals as hy
+
+    commands = [c.text() for c in hy.legal(hy.load(env.store, hypo_id), player)]
+    if as_json:
+        echo_json(commands)
+    else:
+        for text in commands:
+            click.echo(text)
+
+
+@hypo.command("state")
+@click.argument("hypo_id", metavar="H")
+@click.option("--as", "player", help="Show what PLAYER may see.")
+@click.option("--all", "all_hands", is_flag=True, help="Show every hand (the default: a TD's view).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the fields of `state --json`, and the origin).")
+@pass_env
+def state(env: Env, hypo_id: str, player: str | None, all_hands: bool, as_json: bool) -> None:
+    """Show hypothetical H now: every hand, or one player's view.
+
+    \b
+    Example:
+        kartludo hypo state 5e1d --as ann --json
+    """
+    from kartludo.app import hypotheticals as hy
+    from kartludo.engine.base import ALL
+
+    if player and all_hands:
+        raise click.UsageError("use either --as PLAYER or --all")
+    h = hy.load(env.store, hypo_id)
+    viewer = h.match.seat_of(player) if player else ALL
+    if as_json:
+        echo_json(hy.state_json(env.store, h, viewer))
+        return
+    s = h.started
+    click.echo(f"hypothetical {h.id} · {h.game.title} · match {s.match} deal {s.deal} step {s.step}"
+               + (" · settled" if h.settled else ""))
+    click.echo(h.game.render(h.match.state, viewer))
+
+
+@hypo.command("replay")
+@click.argument("hypo_id", metavar="H")
+@click.option("--as", "player", help="Show what PLAYER may see (default: every hand).")
+@pass_env
+def replay(env: Env, hypo_id: str, player: str | None) -> None:
+    """Print hypothetical H step by step: its moment, then each of its own moves.
+
+    \b
+    Example:
+        kartludo hypo replay 5e1d
+    """
+    from kartludo.app import hypotheticals as hy
+    from kartludo.engine.base import ALL
+
+    h = hy.load(env.store, hypo_id)
+    for line in hy.replay_lines(h, h.match.seat_of(player) if player else ALL):
+        click.echo(line)
+
+
+@hypo.command("list")
+@click.argument("match_id", metavar="[MATCH]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_env
+def list_(env: Env, match_id: str | None, as_json: bool) -> None:
+    """List hypotheticals (of MATCH): id, origin, moves, settled deal scores.
+
+    \b
+    Example:
+        kartludo hypo list 3f9c
+    """
+    from kartludo.app import hypotheticals as hy
+
+    rows = hy.list_hypotheticals(env.store, match_id)
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        scores = r["deal_scores"]
+        result = ("settled " + ", ".join(f"{p} {v:+d}" for p, v in scores.items())) if scores is not None \
+            else "in play"
+        label = f"  {r['label']}" if r["label"] else ""
+        click.echo(f"{r['hypothetical']}  {r['game']:<16} match {r['match']} deal {r['deal']} step {r['step']:<4} "
+                   f"{r['moves']} moves  {result}  {r['rollouts']} rollouts{label}")
+

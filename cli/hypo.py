@@ -163,3 +163,54 @@ def list_(env: Env, match_id: str | None, as_json: bool) -> None:
         click.echo(f"{r['hypothetical']}  {r['game']:<16} match {r['match']} deal {r['deal']} step {r['step']:<4} "
                    f"{r['moves']} moves  {result}  {r['rollouts']} rollouts{label}")
 
+
+
+@hypo.command("rollout")
+@click.argument("hypo_id", metavar="H")
+@click.option("--n", "n", type=int, default=200, show_default=True, help="Rollouts to play (at most 10,000).")
+@click.option("--bots", type=click.Choice(["heuristic", "random"]), default="heuristic", show_default=True,
+              help="The bot every seat plays.")
+@click.option("--seed", type=int, help="Reproducible rollouts (default: the OS's CSPRNG, not reproducible).")
+@click.option("--hidden", type=click.Choice(["actual", "resample"]), default="actual", show_default=True,
+              help="actual: the unseen cards stay where they were; resample: dealt afresh each time, "
+                   "consistent with what every seat had seen.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@pass_env
+def rollout(env: Env, hypo_id: str, n: int, bots: str, seed: int | None, hidden: str, fmt: str) -> None:
+    """Play hypothetical H's deal to its settlement N times with bots; print per
+    player the mean, p10, p50 and p90 of the deal's score and each distinct outcome's
+    frequency. The summary is recorded on H's stream (one event).
+
+    \b
+    Example:
+        kartludo hypo rollout 5e1d --n 200 --seed 1 --hidden resample --format json
+    """
+    import sys
+
+    from kartludo.app import hypotheticals as hy
+    from kartludo.app import rollouts as ro
+
+    ro.check_request(n, hidden, seed)
+    h = hy.load(env.store, hypo_id)
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task(f"{n} rollouts", total=n)
+            result = ro.rollout(h, n, bots=bots, seed=seed, hidden=hidden,
+                                progress=lambda k: bar.advance(task, k))
+    else:
+        result = ro.rollout(h, n, bots=bots, seed=seed, hidden=hidden)
+    ro.record(env.store, result)
+    if fmt == "json":
+        echo_json(ro.result_json(result))
+        return
+    click.echo(f"{n} rollouts of hypothetical {h.id} ({bots} bots, hidden cards {hidden}"
+               + (f", seed {seed}" if seed is not None else "") + ")")
+    click.echo(f"{'player':<12} {'mean':>8} {'p10':>5} {'p50':>5} {'p90':>5}")
+    for p, st in result.players.items():
+        click.echo(f"{p:<12} {st['mean']:>+8.2f} {st['p10']:>+5d} {st['p50']:>+5d} {st['p90']:>+5d}")
+    click.echo("outcomes:")
+    for o in result.outcomes:
+        share = 100 * o["count"] / n
+        click.echo(f"  {o['count']:>6} ({share:5.1f}%)  " + ", ".join(f"{p} {v:+d}" for p, v in o["scores"].items()))

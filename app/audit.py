@@ -216,6 +216,10 @@ class RulingContext(msgspec.Struct):
     after: list[str]
     table_all: str
     table_seat: str
+    #: adjusted decisions: the deal's score as played and as awarded, with the weights
+    adjustments: list[dict[str, Any]] = []
+    #: the hypotheticals made from the ruled deal, with their results (once the deal has ended)
+    hypotheticals: list[dict[str, Any]] = []
 
 
 def ruling_context(store: EventStore, record: AuditRecord, around: int = 3) -> RulingContext:
@@ -237,8 +241,18 @@ def ruling_context(store: EventStore, record: AuditRecord, around: int = 3) -> R
         raise AppError(f"ruling {record.id} is not at version {record.version} of its match")
     before = [text for v, text in lines if record.version - around <= v < record.version]
     after = [text for v, text in lines if record.version <= v <= record.version + around]
+    adjustments = [{"by": r.event.by, "deal": r.event.deal, "recorded": r.event.recorded,
+                    "adjusted": r.event.adjusted, "adjustment": r.event.adjustment, "weights": r.event.weights,
+                    "reason": r.event.reason, "position": r.position}
+                   for r in records if isinstance(r.event, RulingDecided) and r.event.decision == "adjust"
+                   and r.event.ruling_id == record.ruling_id]
+    deal_ended = game.deal_number(state) > record.deal or game.can_deal(state) or game.is_finished(state) \
+        or match.closed or any(type(r.event) is MatchClosed for r in records)
+    from kartludo.app.hypotheticals import list_hypotheticals
+
+    hypos = list_hypotheticals(store, record.match, record.deal) if deal_ended else []
     return RulingContext(record, ruled.hash.hex(), before, after, game.render(state_at, ALL),
-                         game.render(state_at, record.seat))
+                         game.render(state_at, record.seat), adjustments, hypos)
 
 
 def _append(store: EventStore, record: AuditRecord, make: Any, actor: str) -> None:
@@ -298,20 +312,31 @@ def appeal(store: EventStore, ruling: str, by: str, reason: str, *, td: bool = F
     return resolve_ruling(store, record.id)
 
 
-def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str) -> AuditRecord:
-    """The TD ``by`` upholds or overturns an appealed ruling; the TD may be neither a
-    player of the match nor the appellant."""
-    if decision not in ("uphold", "overturn"):
-        raise AppError("decide with --uphold or --overturn")
+def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str, *, adjust: str | None = None,
+           adjust_scores: str | None = None) -> AuditRecord:
+    """The TD ``by`` upholds or overturns an appealed ruling, or adjusts its deal's
+    score (``adjust``: hypothetical weights, or ``adjust_scores``: see
+    ``app.adjust``); the TD may be neither a player of the match nor the appellant."""
+    if decision not in ("uphold", "overturn", "adjust"):
+        raise AppError("decide with --uphold, --overturn or --adjust")
+    if (decision == "adjust") != (adjust is not None or adjust_scores is not None):
+        raise AppError("an adjusted decision names --adjust H1:W1,… or --adjust-scores PLAYER=SCORE,…")
     if not reason.strip() or not by.strip():
         raise AppError("a decision needs the TD's name (--by) and a reason")
     check_text("the TD's name (--by)", by, NAME_LIMIT)
     check_text("the reason", reason, REASON_LIMIT)
     record = resolve_ruling(store, ruling)
-    players = MatchService(store).load(record.match).players
+    match = MatchService(store).load(record.match)
+    players = match.players
     if any(_same(by, p) for p in players):
         raise NotAllowed(f"{by} plays in match {record.match}: a ruling of their own match is decided by "
                          "another TD")
+    extra: dict[str, Any] = {}
+    if decision == "adjust":
+        from kartludo.app.adjust import compute
+
+        extra = msgspec.structs.asdict(compute(store, record.match, record.deal, match.game, players,
+                                               weights=adjust, scores=adjust_scores))
 
     def make(records: list[Recorded]) -> list[Any]:
         appeals, decisions = _disputes(records, record.ruling_id)
@@ -322,7 +347,7 @@ def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str) 
             raise AppError(f"ruling {record.id} has no appeal to decide (`kartludo audit appeal` first)")
         if _same(by, appeals[-1].by):
             raise NotAllowed(f"{by} made this appeal: another TD decides it")
-        return [RulingDecided(ruling_id=record.ruling_id, by=by, decision=decision, reason=reason)]
+        return [RulingDecided(ruling_id=record.ruling_id, by=by, decision=decision, reason=reason, **extra)]
 
     _append(store, record, make, by)
     return resolve_ruling(store, record.id)

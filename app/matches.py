@@ -88,7 +88,7 @@ def describe(game: Game[Any], before: Any, event: Event, viewer: Viewer, players
     if isinstance(event, RulingAppealed):
         return f"{event.by} appeals ruling {event.ruling_id}: {event.reason}"
     if isinstance(event, RulingDecided):
-        verb = "upholds" if event.decision == "uphold" else "overturns"
+        verb = {"uphold": "upholds", "overturn": "overturns"}.get(event.decision, "adjusts the deal's score of")
         return f"TD {event.by} {verb} ruling {event.ruling_id}: {event.reason}"
     return game.describe(before, event, viewer)
 

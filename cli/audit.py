@@ -95,6 +95,20 @@ def show(env: Env, ruling: str, fmt: str) -> None:
         click.echo("history:")
     for h in ctx.record.history:
         click.echo(f"  {h['at']}  {h['kind']:<10} by {h['by']}: {h['reason']}  (#{h['position']})")
+    for a in ctx.adjustments:
+        weights = ", ".join(f"{h} × {w:g}" for h, w in a["weights"].items()) or "set directly"
+        click.echo(f"adjusted by {a['by']} (deal {a['deal']}; {weights}): as played "
+                   + ", ".join(f"{p} {v:+d}" for p, v in a["recorded"].items()) + " -> awarded "
+                   + ", ".join(f"{p} {v:+g}" for p, v in a["adjusted"].items()) + "; totals "
+                   + ", ".join(f"{p} {v:+d}" for p, v in a["adjustment"].items()))
+    if ctx.hypotheticals:
+        click.echo("hypotheticals from this deal:")
+    for h in ctx.hypotheticals:
+        result = ", ".join(f"{p} {v:+d}" for p, v in h["deal_scores"].items()) if h["deal_scores"] else "unsettled"
+        roll = h["last_rollout"]
+        means = (f"; last rollout n={roll['n']} means " + ", ".join(f"{p} {st['mean']:+.2f}" for p, st
+                                                                     in roll["players"].items())) if roll else ""
+        click.echo(f"  {h['hypothetical']} step {h['step']} {h['label']!r}: {result}{means}")
     click.echo("events before:")
     for line in ctx.before:
         click.echo(f"  {line}")
@@ -134,25 +148,37 @@ def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
               help="The tournament director deciding: neither a player of the match nor the appellant.")
 @click.option("--uphold", is_flag=True, help="The ruling stands.")
 @click.option("--overturn", is_flag=True, help="Undo the ruling's effects from here on.")
+@click.option("--adjust", metavar="H1:W1,H2:W2", help="Adjust the ruled deal's score to the weighted mean of "
+              "these hypotheticals' deal scores (made from the ruled deal, played to settlement; weights sum to 1).")
+@click.option("--adjust-scores", metavar="PLAYER=SCORE,…", help="Adjust the ruled deal's score to these "
+              "scores (every player named).")
 @click.option("--reason", required=True, help="Why (at most 2,000 characters).")
 @pass_env(writes=True)
-def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, reason: str) -> None:
-    """Decide the appeal of RULING: --uphold or --overturn (appends a decision event;
-    an overturn restores the penalty count and every voided transfer in the match
-    and in every projection). The TD deciding may not play in the match nor have
-    made the appeal.
+def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, adjust: str | None,
+           adjust_scores: str | None, reason: str) -> None:
+    """Decide the appeal of RULING: --uphold, --overturn or an adjusted score
+    (appends a decision event; an overturn restores the penalty count and every
+    voided transfer in the match and in every projection; an adjustment replaces
+    the ruled deal's score there, the score as played staying on record). The TD
+    deciding may not play in the match nor have made the appeal.
 
     \b
     Example:
         kartludo audit decide 3f9c/uxinjo-d2-Su --by td-mia --overturn --reason "miscounted"
+        kartludo audit decide 3f9c/uxinjo-d2-Su --by td-mia --adjust 5e1d:0.6,77ab:0.4 --reason "12C1(c)"
+        kartludo audit decide 3f9c/uxinjo-d2-Su --by td-mia --adjust-scores ann=+2,bob=-1,cy=-1 --reason "…"
     """
     from kartludo.app.audit import decide as run
 
-    if uphold and overturn:
-        raise click.UsageError("choose --uphold or --overturn, not both")
-    if not uphold and not overturn:
-        raise click.UsageError("choose --uphold or --overturn")
-    record = run(env.store, ruling, by, "uphold" if uphold else "overturn", reason)
+    chosen = [name for name, given in [("--uphold", uphold), ("--overturn", overturn), ("--adjust", adjust),
+                                       ("--adjust-scores", adjust_scores)] if given]
+    if len(chosen) > 1:
+        raise click.UsageError(f"choose one of --uphold, --overturn, --adjust or --adjust-scores, not "
+                               f"{' and '.join(chosen)}")
+    if not chosen:
+        raise click.UsageError("choose --uphold, --overturn, --adjust or --adjust-scores")
+    decision = "uphold" if uphold else "overturn" if overturn else "adjust"
+    record = run(env.store, ruling, by, decision, reason, adjust=adjust, adjust_scores=adjust_scores)
     click.echo(f"ruling {record.id}: {record.status} by {by}")
 
 

@@ -88,12 +88,25 @@ class RulingAppealed(Event, frozen=True, kw_only=True, tag="match.ruling-appeale
 
 class RulingDecided(Event, frozen=True, kw_only=True, tag="match.ruling-decided"):
     """A tournament director's decision on an appeal; ``overturn`` undoes the
-    ruling's effects in the match state from here on, the original events stay."""
+    ruling's effects in the match state from here on, the original events stay.
+
+    ``adjust`` (a weighted adjusted score, bridge Law 12C1(c)) replaces the score of
+    the ruled ``deal``: ``recorded`` is its score as played, ``adjusted`` the score
+    awarded (the weighted mean of the ``weights``' hypotheticals' deal scores, or set
+    directly), ``adjustment`` what the game adds to each player's totals (awarded,
+    rounded to whole points keeping their sum, minus recorded). The fields default
+    empty, so older decisions decode unchanged (schema version 1)."""
 
     ruling_id: str
     by: str
-    decision: Literal["uphold", "overturn"]
+    decision: Literal["uphold", "overturn", "adjust"]
     reason: str
+    deal: int = 0
+    recorded: dict[str, int] = {}
+    adjusted: dict[str, float] = {}
+    adjustment: dict[str, int] = {}
+    #: hypothetical id -> weight (empty for scores set directly)
+    weights: dict[str, float] = {}
 
 
 class MatchClosed(Event, frozen=True, kw_only=True, tag="match.closed"):

@@ -47,7 +47,7 @@ class AuditProjection(Projection):
             if isinstance(event, RulingAppealed):
                 kind = "appealed"
             else:
-                kind = "upheld" if event.decision == "uphold" else "overturned"
+                kind = {"uphold": "upheld", "overturn": "overturned"}.get(event.decision, "adjusted")
             conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid).values(status=kind))
             self._history(conn, aid, kind, event.by, event.reason, rec)
         elif type(event).derived:

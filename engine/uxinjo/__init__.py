@@ -46,6 +46,8 @@ class Uxinjo(Game[UxState]):
     recorded_commands = commands.RECORDED
     #: §6.x: in a series every foul costs a further 2 MP
     foul_series_mp = 2
+    #: a deal's scores (marker totals) always sum to 0: so must an adjusted one
+    zero_sum_scores = True
 
     start = staticmethod(fold.start)
     next_dealer = staticmethod(commands.next_dealer)

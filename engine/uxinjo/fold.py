@@ -218,8 +218,15 @@ def _appealed(s: UxState, e: RulingAppealed) -> UxState:
 
 
 def _decided(s: UxState, e: RulingDecided) -> UxState:
-    """An overturned foul: recompute markers and penalties as if it never penalised."""
+    """An overturned foul: recompute markers and penalties as if it never penalised.
+    An adjusted score: the markers move by the adjustment (a ledger row, so a later
+    overturn's recomputation keeps it)."""
     rid = e.ruling_id
+    if e.decision == "adjust":
+        row = ("adjust", adjustment_moves(tuple(e.adjustment.get(p, 0) for p in s.players)))
+        ledger = s.ledger + (row,)
+        markers, penalties = recompute(ledger, frozenset(s.overturned))
+        return _replace(s, ledger=ledger, markers=markers, penalties=penalties)
     if e.decision != "overturn" or rid in s.overturned or all(r != rid for r, _ in s.fouls):
         return s
     overturned = s.overturned + (rid,)
@@ -236,6 +243,9 @@ def recompute(ledger: Sequence[LedgerRow], overturned: frozenset[str]) -> tuple[
     markers: tuple[int, int, int] = (0, 0, 0)
     active: list[tuple[str, ...]] = [(), (), ()]
     for row in ledger:
+        if row[0] == "adjust":
+            markers = (markers[0] + row[1][0], markers[1] + row[1][1], markers[2] + row[1][2])
+            continue
         if row[0] == "penalty":
             _, rid, seat = row
             if rid not in overturned:
@@ -248,6 +258,15 @@ def recompute(ledger: Sequence[LedgerRow], overturned: frozenset[str]) -> tuple[
         if winner >= 0 and active[winner]:
             active[winner] = active[winner][1:]
     return markers, tuple(active)
+
+
+def adjustment_moves(deltas: tuple[int, ...]) -> tuple[int, int, int]:
+    """Marker moves (pairs (0,1), (0,2), (1,2)) giving each seat ``deltas`` more total
+    (they sum to 0), moving as little as possible: totals are t0 = m01 + m02,
+    t1 = m12 - m01, t2 = -m02 - m12, and the cycle m12 is chosen as the median."""
+    d0, d1, d2 = deltas
+    z = sorted((d1, -d2, 0))[1]
+    return (z - d1, -z - d2, z)
 
 
 _EVOLVE: dict[type, Callable[[UxState, Any], UxState]] = {

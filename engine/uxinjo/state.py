@@ -25,6 +25,7 @@ class Phase(str, enum.Enum):
 
 #: ledger rows, for recomputing markers after an overturn:
 #: ("penalty", ruling_id, seat) | ("settle", winner or -1, ((payer, payee, amount, reason), …))
+#: | ("adjust", (m01, m02, m12)) — a TD's adjusted score, moved uncapped
 LedgerRow = tuple[Any, ...]
 
 

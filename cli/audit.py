@@ -173,10 +173,10 @@ def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, adjust:
     chosen = [name for name, given in [("--uphold", uphold), ("--overturn", overturn), ("--adjust", adjust),
                                        ("--adjust-scores", adjust_scores)] if given]
     if len(chosen) > 1:
-        raise click.UsageError(f"choose one of --uphold, --overturn, --adjust or --adjust-scores, not "
-                               f"{' and '.join(chosen)}")
+        raise click.UsageError(f"choose --uphold or --overturn, not both (or one adjustment): "
+                               f"{' and '.join(chosen)} given")
     if not chosen:
-        raise click.UsageError("choose --uphold, --overturn, --adjust or --adjust-scores")
+        raise click.UsageError("choose --uphold or --overturn (or --adjust / --adjust-scores)")
     decision = "uphold" if uphold else "overturn" if overturn else "adjust"
     record = run(env.store, ruling, by, decision, reason, adjust=adjust, adjust_scores=adjust_scores)
     click.echo(f"ruling {record.id}: {record.status} by {by}")

@@ -33,7 +33,7 @@ from kartludo.app.visibility import Shown, deal_over, events_of, match_over, rea
 from kartludo.engine.base import ALL, BadCommand, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
 from kartludo.events.match import MatchCreated
-from kartludo.service import games
+from kartludo.service import games, hypotheticals
 from kartludo.service import schemas as s
 from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of
 from kartludo.service.limits import Limits, json_depth
@@ -579,7 +579,8 @@ def decide_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
     td = require_td(sv.caller(request))
     with sv.projections:
         record = _ruling(sv, match_id, ruling_id)
-        out = msgspec.to_builtins(audit.decide(sv.store, record.id, td.label or "td", data.decision, data.reason))
+        out = msgspec.to_builtins(audit.decide(sv.store, record.id, td.label or "td", data.decision, data.reason,
+                                               **data.adjusting()))
     sv.live.notify()
     return out
 
@@ -604,7 +605,7 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
     app = Litestar(
         route_handlers=[create_match, get_matches, get_match, get_state, start_deal, submit_command, get_legal,
                         get_events, get_replay, stream, get_me, get_standings, get_series, get_audit, get_ruling,
-                        appeal_ruling, decide_ruling, games.get_games, *pages.ROUTES],
+                        appeal_ruling, decide_ruling, games.get_games, *pages.ROUTES, *hypotheticals.ROUTES],
         on_startup=[startup],
         on_shutdown=[shutdown],
         exception_handlers={

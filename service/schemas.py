@@ -119,5 +119,14 @@ class Appeal(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class Decide(msgspec.Struct, forbid_unknown_fields=True):
-    decision: Literal["uphold", "overturn"]
+    decision: Literal["uphold", "overturn", "adjust"]
     reason: Reason
+    #: "adjust": hypothetical id -> weight (summing to 1), or player -> the deal's score
+    adjust: Annotated[dict[Name, float], msgspec.Meta(max_length=20)] | None = None
+    adjust_scores: Annotated[dict[Name, int], msgspec.Meta(max_length=10)] | None = None
+
+    def adjusting(self) -> dict[str, str | None]:
+        """The adjustment as ``audit decide`` takes it on the command line."""
+        return {"adjust": ",".join(f"{h}:{w!r}" for h, w in self.adjust.items()) if self.adjust else None,
+                "adjust_scores": ",".join(f"{p}={v:+d}" for p, v in self.adjust_scores.items())
+                if self.adjust_scores else None}

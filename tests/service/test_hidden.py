@@ -112,6 +112,64 @@ def test_no_seat_sees_a_card_another_seat_holds(game_name, server, sse, store, t
     http.close()
 
 
+
+@pytest.mark.parametrize("game_name", list(GAMES))
+def test_hypotheticals_are_td_material_while_their_deal_runs(game_name, server, store, td_token):
+    """A hypothetical shows every hand and its rollouts rest on the real unseen cards:
+    while its origin deal runs no seat token and no anonymous caller reads it, lists
+    it, plays it or rolls it out; once the deal has ended anyone reads it."""
+    game = get_game(game_name)
+    players = ["ann", "bob", "cy", "dan"][: GAMES[game_name]]
+    http = httpx.Client(base_url=server, timeout=60)
+    created = http.post("/matches", json={"game": game_name, "players": players, "seed": 11},
+                        headers=bearer(td_token)).json()
+    mid, tokens = created["match"], created["tokens"]
+    assert http.post(f"/matches/{mid}/deals", json={}, headers=bearer(td_token)).status_code == 201
+    svc = MatchService(store)
+    deck = set(game.deck(svc.load(mid).created.options))
+    made = http.post("/hypotheticals", json={"match": mid, "deal": 1, "step": 1, "label": "what if"},
+                     headers=bearer(td_token))
+    assert made.status_code == 201, made.text
+    hid = made.json()["hypothetical"]
+    assert made.json()["hands"]  # a TD sees every hand
+    rng = random.Random(3)
+    bot = game.bots()["heuristic"]
+    readers = [None, *(tokens[p] for p in players)]
+    for _ in range(2000):
+        state = svc.load(mid).state
+        if game.can_deal(state) or game.is_finished(state):
+            break
+        for token in readers:
+            headers = bearer(token) if token else {}
+            r = http.get(f"/hypotheticals/{hid}", headers=headers)
+            assert r.status_code in (401, 403) and not cards_in(r.json(), deck), r.text
+            listed = http.get("/hypotheticals", params={"match": mid}, headers=headers)
+            assert listed.status_code == 200 and listed.json() == []
+        seat = game.to_act(state)[0]
+        command = bot.choose(game, state, seat, game.legal_commands(state, seat), rng)
+        verb, *args = command.text().split()
+        for token in readers:
+            headers = bearer(token) if token else {}
+            cmd = http.post(f"/hypotheticals/{hid}/commands", json={"player": players[seat], "verb": verb,
+                                                                    "args": args}, headers=headers)
+            assert cmd.status_code in (401, 403), cmd.text
+            roll = http.post(f"/hypotheticals/{hid}/rollouts", json={"n": 2, "seed": 1}, headers=headers)
+            assert roll.status_code in (401, 403), roll.text
+        r = http.post(f"/matches/{mid}/commands", json={"verb": verb, "args": args},
+                      headers=bearer(tokens[players[seat]]))
+        assert r.status_code == 201, r.text
+    else:
+        pytest.fail("the deal did not end")
+    assert http.post(f"/hypotheticals/{hid}/rollouts", json={"n": 3, "seed": 1},
+                     headers=bearer(td_token)).status_code == 201
+    for token in readers:
+        headers = bearer(token) if token else {}
+        r = http.get(f"/hypotheticals/{hid}", headers=headers)
+        assert r.status_code == 200 and r.json()["hypothetical"] == hid and len(r.json()["rollouts"]) == 1
+        assert [h["hypothetical"] for h in http.get("/hypotheticals", headers=headers).json()] == [hid]
+    http.close()
+
+
 # --- the property: random legal play, every reader, every read, every step -----------------------
 #
 # At every step of a match played with random legal commands (drawn by hypothesis), for

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from litestar import Request, get, post
 from litestar.exceptions import PermissionDeniedException
+from litestar.openapi import ResponseSpec
 from litestar.params import JSONBody, Parameter
 
 from kartludo.app import hypotheticals as hy
@@ -46,6 +47,18 @@ class RolloutRequest(msgspec.Struct, forbid_unknown_fields=True):
     hidden: Literal["actual", "resample"] = "actual"
 
 
+def _errs(*codes: int) -> dict[int, ResponseSpec]:
+    text = {401: "missing, bad or revoked token", 403: "not a TD token while the origin deal runs",
+            404: "unknown match, hypothetical or ruling", 409: "refused: a game rule, a settled deal, contention",
+            413: "the request body is too large", 415: "the body is not sent as application/json",
+            422: "malformed request"}
+    return {c: ResponseSpec(s.ErrorBody, description=text[c], generate_examples=False) for c in {*codes, 422}}
+
+
+_WRITE = _errs(401, 403, 404, 409, 413, 415)
+_READ = _errs(401, 403, 404)
+
+
 def _sv(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
 
@@ -66,7 +79,7 @@ def _td(request: Request[Any, Any, Any]) -> str:
     return who.label or "td"
 
 
-@post("/hypotheticals", sync_to_thread=True)
+@post("/hypotheticals", sync_to_thread=True, responses=_WRITE)
 def create_hypothetical(request: Request[Any, Any, Any], data: JSONBody[CreateHypothetical]) -> dict[str, Any]:
     """Start a hypothetical from step `step` of deal `deal` of `match` (TD token)."""
     by = _td(request)
@@ -75,7 +88,7 @@ def create_hypothetical(request: Request[Any, Any, Any], data: JSONBody[CreateHy
     return hy.state_json(store, hy.load(store, hypo_id), ALL)
 
 
-@get("/hypotheticals", sync_to_thread=True)
+@get("/hypotheticals", sync_to_thread=True, responses=_READ)
 def list_hypotheticals(request: Request[Any, Any, Any], match: Filter = None) -> list[dict[str, Any]]:
     """Hypotheticals (of `match`): all for a TD, else those whose origin deal has ended."""
     sv = _sv(request)
@@ -86,7 +99,7 @@ def list_hypotheticals(request: Request[Any, Any, Any], match: Filter = None) ->
     return [r for r in rows if hy.origin_over(sv.store, hy.load(sv.store, r["hypothetical"]))]
 
 
-@get("/hypotheticals/{hypo_id:str}", sync_to_thread=True)
+@get("/hypotheticals/{hypo_id:str}", sync_to_thread=True, responses=_READ)
 def get_hypothetical(request: Request[Any, Any, Any], hypo_id: HypoId) -> dict[str, Any]:
     """A hypothetical's state: the fields of `state`, every hand, and its origin."""
     store = _sv(request).store
@@ -97,7 +110,7 @@ def get_hypothetical(request: Request[Any, Any, Any], hypo_id: HypoId) -> dict[s
     return out
 
 
-@post("/hypotheticals/{hypo_id:str}/commands", sync_to_thread=True)
+@post("/hypotheticals/{hypo_id:str}/commands", sync_to_thread=True, responses=_WRITE)
 def hypothetical_command(request: Request[Any, Any, Any], hypo_id: HypoId,
                          data: JSONBody[HypoCommand]) -> dict[str, Any]:
     """Give a command as `player` in the hypothetical (TD token); its events and the new state."""
@@ -109,7 +122,7 @@ def hypothetical_command(request: Request[Any, Any, Any], hypo_id: HypoId,
             "legal": {p: [c.text() for c in hy.legal(h, p)] for p in h.match.players}}
 
 
-@post("/hypotheticals/{hypo_id:str}/rollouts", sync_to_thread=True)
+@post("/hypotheticals/{hypo_id:str}/rollouts", sync_to_thread=True, responses=_WRITE)
 def hypothetical_rollouts(request: Request[Any, Any, Any], hypo_id: HypoId,
                           data: JSONBody[RolloutRequest]) -> dict[str, Any]:
     """Play the hypothetical's deal to settlement `n` times with bots (TD token); the
@@ -124,7 +137,7 @@ def hypothetical_rollouts(request: Request[Any, Any, Any], hypo_id: HypoId,
     return ro.result_json(result)
 
 
-@get("/audit/{match_id:str}/{ruling_id:str}/hypotheticals", sync_to_thread=True)
+@get("/audit/{match_id:str}/{ruling_id:str}/hypotheticals", sync_to_thread=True, responses=_READ)
 def ruling_hypotheticals(request: Request[Any, Any, Any], match_id: HypoId, ruling_id: HypoId) -> list[dict[str, Any]]:
     """The hypotheticals made from a ruling's deal, with their results (a TD's at any
     time; anyone's once the deal has ended)."""

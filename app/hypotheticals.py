@@ -190,8 +190,9 @@ def execute(store: EventStore, hypo: str, make: Any, *, actor: str = "", attempt
         if h.settled:
             raise AppError(f"hypothetical {hypo_id}: deal {h.started.deal} is settled "
                            f"({_fmt_scores(h.deal_scores() or {})}); it takes no more commands")
+        due, state = pending(h.game, h.match.state)
         command = make(h)
-        events = h.game.decide(h.match.state, command)
+        events = due + h.game.decide(state, command)
         try:
             store.append(hypo_stream(hypo_id), events, h.version, actor=actor)
         except ConcurrencyConflict:
@@ -217,11 +218,25 @@ def describe_played(h: Hypothetical, played: Played, viewer: Viewer) -> list[str
     return lines
 
 
+def pending(game: Game[Any], state: Any) -> tuple[list[Event], Any]:
+    """The events the rules still owe at a moment cut between them (a step inside one
+    command's events: Svoi Kozyri's sixes passed after its deal), and the state after
+    them; a hypothetical's next command comes after these."""
+    due: list[Event] = []
+    while True:
+        more = game.automatic(state)
+        if not more:
+            return due, state
+        for event in more:
+            state = game.evolve(state, event)
+        due.extend(more)
+
+
 def legal(h: Hypothetical, player: str) -> list[Command]:
     seat = h.match.seat_of(player)
     if h.settled:
         return []
-    return h.game.legal_commands(h.match.state, seat)
+    return h.game.legal_commands(pending(h.game, h.match.state)[1], seat)
 
 
 def summary(h: Hypothetical) -> dict[str, Any]:

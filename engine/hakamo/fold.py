@@ -13,7 +13,7 @@ from kartludo.engine.hakamo.rules import next_in, sort
 from kartludo.engine.hakamo.state import HAND, SEATS, HkState, Phase
 from kartludo.events import hakamo as ev
 from kartludo.events.base import Event
-from kartludo.events.match import DealStarted, MatchCreated
+from kartludo.events.match import DealStarted, MatchCreated, RulingDecided
 
 _replace = msgspec.structs.replace
 
@@ -240,7 +240,15 @@ def _match_ended(s: HkState, e: ev.MatchEnded) -> HkState:
     return _replace(s, phase=Phase.FINISHED)
 
 
-#: RulingAppealed / RulingDecided fold as no-ops: Hakamo has no penalty rulings.
+def _decided(s: HkState, e: RulingDecided) -> HkState:
+    """A TD's adjusted score: each player's totals move by the adjustment (an uphold
+    or overturn changes nothing here: the game makes no penalty rulings)."""
+    if e.decision != "adjust":
+        return s
+    return _replace(s, totals=tuple(v + e.adjustment.get(p, 0) for p, v in zip(s.players, s.totals)))
+
+
+#: RulingAppealed folds as a no-op, RulingDecided only for an adjusted score: Hakamo has no penalty rulings.
 _EVOLVE: dict[type, Callable[[HkState, Any], HkState]] = {
     DealStarted: _deal_started,
     ev.Bid: _bid,
@@ -260,6 +268,7 @@ _EVOLVE: dict[type, Callable[[HkState, Any], HkState]] = {
     ev.TrickEnded: _trick_ended,
     ev.DealScored: _scored,
     ev.MatchEnded: _match_ended,
+    RulingDecided: _decided,
 }
 
 

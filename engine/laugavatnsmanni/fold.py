@@ -24,7 +24,7 @@ from kartludo.events.laugavatnsmanni import (
     TrickWon,
     Yielded,
 )
-from kartludo.events.match import DealStarted, MatchCreated
+from kartludo.events.match import DealStarted, MatchCreated, RulingDecided
 
 _replace = msgspec.structs.replace
 
@@ -172,7 +172,15 @@ def _match_ended(s: LvState, e: MatchEnded) -> LvState:
     return _replace(s, phase=Phase.FINISHED, turn=-1, end=e.reason)
 
 
-#: RulingAppealed / RulingDecided fold as no-ops: Laugavatnsmanni has no penalty rulings.
+def _decided(s: LvState, e: RulingDecided) -> LvState:
+    """A TD's adjusted score: each player's totals move by the adjustment (an uphold
+    or overturn changes nothing here: the game makes no penalty rulings)."""
+    if e.decision != "adjust":
+        return s
+    return _replace(s, totals=tuple(v + e.adjustment.get(p, 0) for p, v in zip(s.players, s.totals)))
+
+
+#: RulingAppealed folds as a no-op, RulingDecided only for an adjusted score: Laugavatnsmanni has no penalty rulings.
 _EVOLVE: dict[type, Callable[[LvState, Any], LvState]] = {
     DealStarted: _deal_started,
     ContractChosen: _contract_chosen,
@@ -185,6 +193,7 @@ _EVOLVE: dict[type, Callable[[LvState, Any], LvState]] = {
     TrickWon: _trick_won,
     DealScored: _deal_scored,
     MatchEnded: _match_ended,
+    RulingDecided: _decided,
 }
 
 

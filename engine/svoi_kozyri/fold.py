@@ -13,7 +13,7 @@ from kartludo.engine.svoi_kozyri.cards import DEFAULT_TRUMPS
 from kartludo.engine.svoi_kozyri.rules import DEFAULT_DEALS, first_dealer
 from kartludo.engine.svoi_kozyri.state import Phase, SkState
 from kartludo.events.base import Event
-from kartludo.events.match import DealStarted, MatchCreated
+from kartludo.events.match import DealStarted, MatchCreated, RulingDecided
 from kartludo.events.svoi_kozyri import DealEnded, MatchEnded, PickedUp, Played, SixesPassed
 
 _replace = msgspec.structs.replace
@@ -127,7 +127,15 @@ def _match_ended(s: SkState, e: MatchEnded) -> SkState:
     return _replace(s, phase=Phase.FINISHED)
 
 
-#: RulingAppealed / RulingDecided fold as no-ops: Svoi Kozyri has no penalty rulings.
+def _decided(s: SkState, e: RulingDecided) -> SkState:
+    """A TD's adjusted score: each player's losses move by the adjustment (an uphold
+    or overturn changes nothing here: the game makes no penalty rulings)."""
+    if e.decision != "adjust":
+        return s
+    return _replace(s, losses=tuple(v + e.adjustment.get(p, 0) for p, v in zip(s.players, s.losses)))
+
+
+#: RulingAppealed folds as a no-op, RulingDecided only for an adjusted score: Svoi Kozyri has no penalty rulings.
 _EVOLVE: dict[type, Callable[[SkState, Any], SkState]] = {
     DealStarted: _deal_started,
     SixesPassed: _sixes_passed,
@@ -135,6 +143,7 @@ _EVOLVE: dict[type, Callable[[SkState, Any], SkState]] = {
     PickedUp: _picked_up,
     DealEnded: _deal_ended,
     MatchEnded: _match_ended,
+    RulingDecided: _decided,
 }
 
 

@@ -1,0 +1,243 @@
+"""Hypotheticals, rollouts and adjusted decisions (issue 21), for every game and on both
+backends: a hypothetical's moment is the replay's state at that step; it plays to the
+deal's settlement without touching the match; rollouts are reproducible with a seed and
+resampling never moves a card any seat had seen; an adjusted decision moves the match's
+totals exactly by the weighted difference, reaches standings and survives a rebuild."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from kartludo.app import hypotheticals as hy
+from kartludo.app import rollouts as ro
+from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.replay import build
+from kartludo.app.simulate import pick_bots, play_match
+from kartludo.engine.base import ALL
+from kartludo.events.match import Ruling
+
+PLAYERS = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
+OPTIONS = {"laugavatnsmanni": {"max_deals": "2"}, "svoi-kozyri": {"deals": "2"}}
+NAMES = ["ann", "bob", "cy", "dan"]
+
+
+def one_deal(store, game: str, seed: int = 3) -> str:
+    """A match of ``game`` whose first deal bots played to its settlement."""
+    svc = MatchService(store)
+    mid, _, _ = play_match(svc, game, NAMES[: PLAYERS[game]], pick_bots(game, ["heuristic"]), random.Random(seed),
+                           options=OPTIONS.get(game), max_deals=1)
+    return mid
+
+
+def play_out(store, hypo_id: str, seed: int, bots: str = "random") -> dict[str, int]:
+    """Play a hypothetical to its settlement through the command path (``hy.execute``)."""
+    rng = random.Random(seed)
+    bot = pick_bots(hy.load(store, hypo_id).game.name, [bots])[0]
+    for _ in range(3000):
+        h = hy.load(store, hypo_id)
+        if h.settled:
+            return h.deal_scores()
+        state = hy.pending(h.game, h.match.state)[1]
+        seat = h.game.to_act(state)[0]
+        legal = h.game.legal_commands(state, seat)
+        command = bot.choose(h.game, state, seat, legal, rng)
+        hy.execute(store, hypo_id, lambda _h, c=command: c, actor=h.match.players[seat])
+    raise AssertionError("the hypothetical did not settle")
+
+
+@pytest.mark.parametrize("game", list(PLAYERS))
+def test_a_hypothetical_starts_from_the_replay_state_and_plays_otherwise_to_settlement(k, store, game):
+    mid = one_deal(store, game)
+    steps = build(mid, MatchService(store).records(mid), 1).steps
+    mid_step = len(steps) // 2
+    hid = k("hypo", "new", mid[:6], "--deal", "1", "--step", str(mid_step), "--label", "otherwise").strip()
+    h = hy.load(store, hid[:5])
+    assert h.match.state == steps[mid_step - 1].state
+    shown = json.loads(k("hypo", "state", hid, "--all", "--json"))
+    match_view = MatchService(store).state_json(MatchService(store).load(mid), ALL)
+    for field in ("game", "players", "options", "ruleset"):
+        assert shown[field] == match_view[field]
+    assert shown["hands"] == h.game.view(steps[mid_step - 1].state, ALL)["hands"]
+    assert shown["phase"] == h.game.phase(steps[mid_step - 1].state) and "seed" not in shown
+    assert shown["origin"] == {"match": mid, "deal": 1, "step": mid_step, "version": steps[mid_step - 1].record.version,
+                               "hash": steps[mid_step - 1].record.hash.hex()}
+    # a seat's view of the hypothetical hides the other hands, as a match's does
+    seat_view = json.loads(k("hypo", "state", hid, "--as", NAMES[0], "--json"))
+    assert set(seat_view["hands"]) <= {NAMES[0]}
+    match_version = store.stream_version(stream_of(mid))
+    # the first move through the command line (the last legal command), the rest by a bot through the library
+    seat = h.game.to_act(hy.pending(h.game, h.match.state)[1])[0]
+    player = h.match.players[seat]
+    legal = k("hypo", "legal", hid, "--as", player).split("\n")
+    assert legal[0] and legal == [c.text() for c in hy.legal(h, player)] + [""]
+    k("hypo", "act", hid, "--as", player, *legal[-2].split())
+    scores = play_out(store, hid, 1, bots="heuristic")
+    assert scores is not None and set(scores) == set(h.match.players)
+    assert store.stream_version(stream_of(mid)) == match_version  # the match never moved
+    listed = json.loads(k("hypo", "list", mid, "--json"))
+    assert [(r["hypothetical"], r["settled"], r["deal_scores"]) for r in listed] == [(hid, True, scores)]
+    assert "settled" in k("hypo", "replay", hid)
+    assert "takes no more commands" in k("hypo", "act", hid, "--as", player, *legal[-2].split(), code=1)
+    assert "hypotheticals cite their origin" in k("verify")
+
+
+@pytest.mark.parametrize("game", list(PLAYERS))
+def test_seeded_rollouts_repeat_and_resampling_keeps_every_seen_card(k, store, game):
+    mid = one_deal(store, game, seed=4)
+    steps = build(mid, MatchService(store).records(mid), 1).steps
+    hid = hy.create(store, mid, 1, max(2, len(steps) // 3))
+    h = hy.load(store, hid)
+    for hidden in ("actual", "resample"):
+        first = json.loads(k("hypo", "rollout", hid, "--n", "12", "--seed", "9", "--hidden", hidden, "--format", "json"))
+        again = ro.result_json(ro.rollout(h, 12, seed=9, hidden=hidden))
+        assert first == {**again, "at_version": first["at_version"]}
+        assert first["n"] == 12 and sum(o["count"] for o in first["outcomes"]) == 12
+        assert set(first["players"]) == set(h.match.players)
+        for stats in first["players"].values():
+            assert stats["p10"] <= stats["p50"] <= stats["p90"]
+    assert len(hy.load(store, hid).rollouts) == 2  # each summary is one recorded event
+    # resampling: every seat's view of the moment is unchanged, every seen card stays where it was
+    for moment in (h, hy.load(store, hy.create(store, mid, 1, 1)), hy.load(store, hy.create(store, mid, 1, 0))):
+        seen = ro.seen_cards(moment)
+        views = [moment.game.view(moment.match.state, seat) for seat in range(len(moment.match.players))]
+        deck = moment.moment.history[0].deck
+        moved = 0
+        for i in range(20):
+            state = ro.resampled(moment, seen, random.Random(i))
+            assert [moment.game.view(state, seat) for seat in range(len(views))] == views or not seen
+            moved += state != moment.match.state
+        if moment.started.step == 0:
+            assert moved and not seen  # nobody had seen a card: the whole deal is dealt afresh
+        else:  # (a card in any seat's hand is seen: Svoi Kozyri deals every card, so nothing moves there)
+            assert all(c in deck for c in seen) and seen
+
+
+def test_rollout_bounds_and_refusals_write_nothing(k, store):
+    mid = one_deal(store, "uxinjo")
+    hid = hy.create(store, mid, 1, 2)
+    version = store.stream_version(hy.hypo_stream(hid))
+    assert "1 to 10,000" in k("hypo", "rollout", hid, "--n", "10001", code=1)
+    assert "1 to 10,000" in k("hypo", "rollout", hid, "--n", "0", code=1)
+    assert "out of range" in k("hypo", "rollout", hid, "--seed", "-1", code=1)
+    assert "no step 999" in k("hypo", "new", mid, "--deal", "1", "--step", "999", code=1)
+    assert "no deal 5" in k("hypo", "new", mid, "--deal", "5", "--step", "1", code=1)
+    assert "negative" in k("hypo", "new", mid, "--deal", "1", "--step", "-1", code=1)
+    assert "no hypothetical" in k("hypo", "state", "ffffff", code=1)
+    assert store.stream_version(hy.hypo_stream(hid)) == version
+    assert len(hy.list_hypotheticals(store)) == 1
+
+
+@pytest.mark.parametrize("game", list(PLAYERS))
+def test_hypotheticals_never_reach_standings_or_the_match_list(k, store, game):
+    svc = MatchService(store)
+    mid, _, _ = play_match(svc, game, NAMES[: PLAYERS[game]], pick_bots(game, ["heuristic"]), random.Random(2),
+                           options=OPTIONS.get(game))
+    assert svc.load(mid).status == "finished"
+    standings, matches = k("standings", "--format", "json"), k("match", "list", "--json")
+    hid = hy.create(store, mid, 1, 1)
+    play_out(store, hid, 5, bots="heuristic")
+    ro.record(store, ro.rollout(hy.load(store, hid), 3, seed=1))
+    assert k("standings", "--format", "json") == standings and k("match", "list", "--json") == matches
+    k("projections", "rebuild")
+    assert k("standings", "--format", "json") == standings and k("match", "list", "--json") == matches
+    assert k("audit", "list", "--json") == "[]\n"
+
+
+def fouled_finished_match(store) -> tuple[str, Ruling]:
+    """A finished Uxinjo match: ann fouls in deal 1 (tests/scenarios.py), then heuristic
+    bots play on to the end."""
+    from scenarios import foul_deal
+
+    svc = MatchService(store)
+    mid = svc.create("uxinjo", ["ann", "bob", "cy"], seed=1)
+    foul_deal(svc, mid, 0)
+    game, rng = svc.load(mid).game, random.Random(1)
+    bot = pick_bots("uxinjo", ["heuristic"])[0]
+    for _ in range(20_000):
+        state = svc.load(mid).state
+        if game.is_finished(state):
+            break
+        if game.can_deal(state):
+            svc.deal(mid)
+            continue
+        seat = game.to_act(state)[0]
+        svc.execute(mid, bot.choose(game, state, seat, game.legal_commands(state, seat), rng),
+                    actor=svc.load(mid).players[seat])
+    assert svc.load(mid).status == "finished"
+    [ruling] = [r.event for r in svc.records(mid) if isinstance(r.event, Ruling)][:1]
+    return mid, ruling
+
+
+def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reaches_standings(k, store):
+    from kartludo.app.adjust import recorded_deal_score
+    from kartludo.engine.uxinjo.state import match_points
+
+    mid, ruling = fouled_finished_match(store)
+    audit_id = f"{mid}/{ruling.ruling_id}"
+    svc = MatchService(store)
+    before = svc.state_json(svc.load(mid), ALL)
+    k("audit", "appeal", audit_id, "--by", "ann", "--reason", "the foul was unfair")
+    h1 = k("hypo", "new", mid, "--deal", str(ruling.deal), "--step", "1").strip()
+    h2 = k("hypo", "new", mid, "--deal", str(ruling.deal), "--step", "1").strip()
+    other = mid if ruling.deal > 1 else None
+    s1, s2 = play_out(store, h1, 11), play_out(store, h2, 12)
+    unsettled = hy.create(store, mid, ruling.deal, 1)
+    head = store.head_position()
+    # refusals: weights not summing to 1, an unfinished hypothetical, an unknown player, a bad sum
+    assert "sum to 0.9" in k("audit", "decide", audit_id, "--by", "td-mia", "--adjust", f"{h1}:0.5,{h2}:0.4",
+                             "--reason", "x", code=1)
+    assert "not played to its settlement" in k("audit", "decide", audit_id, "--by", "td-mia", "--adjust",
+                                               f"{h1}:0.5,{unsettled}:0.5", "--reason", "x", code=1)
+    assert "does not play" in k("audit", "decide", audit_id, "--by", "td-mia", "--adjust-scores",
+                                "ann=1,bob=-1,zed=0", "--reason", "x", code=1)
+    assert "sum to 0" in k("audit", "decide", audit_id, "--by", "td-mia", "--adjust-scores", "ann=1,bob=1,cy=0",
+                           "--reason", "x", code=1)
+    if other:
+        wrong = hy.create(store, mid, ruling.deal - 1, 1)
+        play_out(store, wrong, 3)
+        assert "not the ruled deal" in k("audit", "decide", audit_id, "--by", "td-mia", "--adjust",
+                                         f"{h1}:0.5,{wrong}:0.5", "--reason", "x", code=1)
+    assert not [r for r in store.read_all(head) if r.stream_id == stream_of(mid)]
+    recorded = recorded_deal_score(store, mid, ruling.deal)
+    out = k("audit", "decide", audit_id, "--by", "td-mia", "--adjust", f"{h1}:0.6,{h2}:0.4", "--reason", "12C1(c)")
+    assert "adjusted by td-mia" in out
+    exact = {p: 0.6 * s1[p] + 0.4 * s2[p] for p in recorded}
+    after = svc.state_json(svc.load(mid), ALL)
+    for p in recorded:
+        awarded = after["totals"][p] - before["totals"][p] + recorded[p]
+        assert abs(awarded - exact[p]) < 1  # whole points, by largest remainder
+    assert sum(after["totals"].values()) == sum(before["totals"].values())
+    shown = k("audit", "show", audit_id)
+    assert "as played" in shown and "awarded" in shown and h1 in shown and h2 in shown
+    record = json.loads(k("audit", "show", audit_id, "--json"))
+    [adj] = record["adjustments"]
+    assert adj["recorded"] == recorded and adj["weights"] == {h1: 0.6, h2: 0.4}
+    assert record["record"]["status"] == "adjusted"
+    # standings are the match's result as adjusted (Uxinjo: MP from the adjusted markers), and rebuild the same
+    standings = json.loads(k("standings", "--game", "uxinjo", "--format", "json"))
+    mp = after["mp"]
+    assert {row["player"]: row["score"] for row in standings} == mp
+    assert mp == dict(zip(["ann", "bob", "cy"], match_points(svc.load(mid).state.markers)))
+    text = k("standings", "--format", "json")
+    k("projections", "rebuild")
+    assert k("standings", "--format", "json") == text
+
+
+@pytest.mark.parametrize("game", list(PLAYERS))
+def test_adjusting_scores_changes_standings_by_exactly_the_difference(store, game):
+    """The adjustment's fold for every game: the game's totals (its standing scores) move
+    by exactly the adjustment (Uxinjo's markers move so that each total does)."""
+    from kartludo.events.match import RulingDecided
+
+    mid = one_deal(store, game, seed=6)
+    svc = MatchService(store)
+    match = svc.load(mid)
+    players = match.players
+    delta = {p: d for p, d in zip(players, [2, -1, -1, 0])}
+    decided = RulingDecided(ruling_id="x", by="td", decision="adjust", reason="r", deal=1, adjustment=delta)
+    state = match.game.evolve(match.state, decided)
+    a, b = hy.totals(match.game, match.state, players), hy.totals(match.game, state, players)
+    assert {p: b[p] - a[p] for p in players} == delta

@@ -47,6 +47,7 @@ class AuditRecord(msgspec.Struct):
 
 def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
     from kartludo.projections import refresh
+    from kartludo.projections.audit import voided_by
     from kartludo.projections.schema import ruling_history, rulings
 
     refresh(store)
@@ -57,6 +58,7 @@ def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
     with store.engine.connect() as conn:
         rows = conn.execute(query).all()
         history: dict[str, list[dict[str, Any]]] = {}
+        voided = voided_by(conn, rows)
         if rows:
             for h in conn.execute(sa.select(ruling_history).where(
                     ruling_history.c.audit_id.in_([r.audit_id for r in rows])).order_by(ruling_history.c.seq)):
@@ -74,7 +76,7 @@ def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
             id=r.audit_id, match=r.match_id, ruling_id=r.ruling_id, game=r.game, deal=r.deal, position=r.position, version=r.version,
             player=r.player, seat=r.seat, type=r.type, rule=r.rule, facts=decode(r.facts), effect=decode(r.effect),
             status=r.status, series=r.series, series_effect=series_effect, lifted_position=r.lifted_position,
-            voided=decode(r.voided),
+            voided=voided.get(r.audit_id, []),
             recorded_at=format_us(r.recorded_at_us), history=history.get(r.audit_id, []),
         ))
     return out

@@ -407,12 +407,22 @@ class Game(abc.ABC, Generic[S]):
 
 class PenaltyChanges(msgspec.Struct, frozen=True, kw_only=True):
     """What one derived event did to standing penalty rulings: ``lifted`` ruling ids
-    (the penalty stops applying, for ``reason``), and ``voided`` per ruling id the
-    transfers it voided (payer and payee seats, amount, reason)."""
+    (the penalty stops applying, for ``reason``), and ``transfers`` it voided (payer
+    and payee seats, amount, reason, and the ids of the rulings that voided it: as the
+    event holds them, so reading them costs no more than the event's own size)."""
 
     lifted: list[str] = []
     reason: str = ""
-    voided: dict[str, list[tuple[int, int, int, str]]] = {}
+    transfers: list[tuple[int, int, int, str, Sequence[str]]] = []
+
+    @property
+    def voided(self) -> dict[str, list[tuple[int, int, int, str]]]:
+        """Per ruling id, the transfers it voided (payer, payee, amount, reason)."""
+        out: dict[str, list[tuple[int, int, int, str]]] = {}
+        for payer, payee, amount, reason, rulings in self.transfers:
+            for rid in rulings:
+                out.setdefault(rid, []).append((payer, payee, amount, reason))
+        return out
 
 
 class Bot(abc.ABC, Generic[S]):

@@ -4,18 +4,33 @@ Any game's ruling is a ``Ruling`` event; appeals and decisions are the common
 ``RulingAppealed`` / ``RulingDecided`` events. What a derived event did to standing
 rulings (lifted them: the penalty stopped applying; voided what they would have won)
 the game says (``Game.penalty_changes``).
+
+What an event voided is written once, as that event's rows in ``proj_ruling_voids``
+(one row per voided transfer, naming the rulings that voided it), never merged into each
+ruling's row: a settlement that voids transfers for hundreds of standing rulings costs
+in proportion to its own size, not to every earlier void (``voided_by`` reads them
+back per ruling).
 """
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 import msgspec
 import sqlalchemy as sa
 
-from kartludo.engine.base import PenaltyChanges
 from kartludo.events.match import Ruling, RulingAppealed, RulingDecided
-from kartludo.projections.runner import MatchStep, Projection, dumps
-from kartludo.projections.schema import ruling_history, rulings
+from kartludo.projections.runner import Item, MatchStep, Projection, dumps
+from kartludo.projections.schema import ruling_history, ruling_voids, rulings
 from kartludo.store import Recorded
+
+#: audit ids per ``IN (...)`` list (well under every backend's parameter limit)
+_CHUNK = 500
+
+_SET_STATUS = sa.update(rulings).where(rulings.c.audit_id == sa.bindparam("b_audit_id")).values(
+    status=sa.bindparam("b_status"))
+_SET_LIFTED = sa.update(rulings).where(rulings.c.audit_id == sa.bindparam("b_audit_id")).values(
+    lifted_position=sa.bindparam("b_lifted_position"))
 
 
 def audit_id(match_id: str, ruling_id: str) -> str:
@@ -24,64 +39,114 @@ def audit_id(match_id: str, ruling_id: str) -> str:
 
 class AuditProjection(Projection):
     name = "audit"
-    tables = (rulings, ruling_history)
+    tables = (rulings, ruling_history, ruling_voids)
     about = "penalty rulings, appeals and TD decisions"
 
-    def apply(self, conn: sa.Connection, rec: Recorded, step: MatchStep | None) -> None:
-        if step is None:
-            return
-        event = rec.event
-        if isinstance(event, Ruling):
-            aid = audit_id(step.match_id, event.ruling_id)
-            conn.execute(sa.insert(rulings).values(
-                audit_id=aid, match_id=step.match_id, ruling_id=event.ruling_id, game=step.game.name,
-                deal=event.deal, position=rec.position, version=rec.version, seat=event.seat,
-                player=step.created.players[event.seat], type=rec.type, rule=event.rule,
-                facts=dumps(msgspec.to_builtins(event.facts)), effect=dumps(msgspec.to_builtins(event.effect)),
-                series=step.created.series, status="standing", lifted_position=None, voided="[]",
-                recorded_at_us=rec.recorded_at_us,
-            ))
-            self._history(conn, aid, "ruled", "engine", event.rule, rec)
-        elif isinstance(event, (RulingAppealed, RulingDecided)):
-            aid = audit_id(step.match_id, event.ruling_id)
-            if isinstance(event, RulingAppealed):
-                kind = "appealed"
-            else:
-                kind = {"uphold": "upheld", "overturn": "overturned"}.get(event.decision, "adjusted")
-            conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid).values(status=kind))
-            self._history(conn, aid, kind, event.by, event.reason, rec)
-        elif type(event).derived:
-            changes = step.game.penalty_changes(event)
-            if changes is None:
-                return
-            self._voided(conn, step, rec, changes)
-            for rid in changes.lifted:
-                aid = audit_id(step.match_id, rid)
-                conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid)
-                             .values(lifted_position=rec.position))
-                self._history(conn, aid, "lifted", "engine", changes.reason, rec)
+    def apply_batch(self, conn: sa.Connection, items: list[Item]) -> None:
+        ruled: dict[str, dict[str, Any]] = {}  # rulings made in this batch
+        status: dict[str, str] = {}  # new status of earlier rulings
+        lifted: dict[str, int] = {}  # lifted position of earlier rulings
+        history: list[tuple[str, str, str, str, Recorded]] = []
+        voids: list[dict[str, Any]] = []
+        for rec, step in items:
+            if step is None:
+                continue
+            event = rec.event
+            if isinstance(event, Ruling):
+                aid = audit_id(step.match_id, event.ruling_id)
+                ruled[aid] = dict(
+                    audit_id=aid, match_id=step.match_id, ruling_id=event.ruling_id, game=step.game.name,
+                    deal=event.deal, position=rec.position, version=rec.version, seat=event.seat,
+                    player=step.created.players[event.seat], type=rec.type, rule=event.rule,
+                    facts=dumps(msgspec.to_builtins(event.facts)), effect=dumps(msgspec.to_builtins(event.effect)),
+                    series=step.created.series, status="standing", lifted_position=None,
+                    recorded_at_us=rec.recorded_at_us,
+                )
+                history.append((aid, "ruled", "engine", event.rule, rec))
+            elif isinstance(event, (RulingAppealed, RulingDecided)):
+                aid = audit_id(step.match_id, event.ruling_id)
+                if isinstance(event, RulingAppealed):
+                    kind = "appealed"
+                else:
+                    kind = {"uphold": "upheld", "overturn": "overturned"}.get(event.decision, "adjusted")
+                if aid in ruled:
+                    ruled[aid]["status"] = kind
+                else:
+                    status[aid] = kind
+                history.append((aid, kind, event.by, event.reason, rec))
+            elif type(event).derived:
+                changes = step.game.penalty_changes(event)
+                if changes is None:
+                    continue
+                voids.extend(_void_rows(step, rec, changes.transfers))
+                for rid in changes.lifted:
+                    aid = audit_id(step.match_id, rid)
+                    if aid in ruled:
+                        ruled[aid]["lifted_position"] = rec.position
+                    else:
+                        lifted[aid] = rec.position
+                    history.append((aid, "lifted", "engine", changes.reason, rec))
+        if ruled:
+            conn.execute(sa.insert(rulings), list(ruled.values()))
+        if status:
+            conn.execute(_SET_STATUS, [{"b_audit_id": a, "b_status": s} for a, s in status.items()])
+        if lifted:
+            conn.execute(_SET_LIFTED, [{"b_audit_id": a, "b_lifted_position": p} for a, p in lifted.items()])
+        if voids:
+            conn.execute(sa.insert(ruling_voids), voids)
+        if history:
+            conn.execute(sa.insert(ruling_history), _history_rows(conn, history, set(ruled)))
 
-    @staticmethod
-    def _voided(conn: sa.Connection, step: MatchStep, rec: Recorded, changes: PenaltyChanges) -> None:
-        players = step.created.players
-        by_ruling: dict[str, list[dict]] = {
-            rid: [{"position": rec.position, "payer": players[payer], "payee": players[payee], "amount": amount,
-                   "reason": reason} for payer, payee, amount, reason in voids]
-            for rid, voids in changes.voided.items()
-        }
-        for rid, items in by_ruling.items():
-            aid = audit_id(step.match_id, rid)
-            current = conn.execute(sa.select(rulings.c.voided).where(rulings.c.audit_id == aid)).scalar()
-            if current is not None:
-                merged = msgspec.json.decode(current) + items
-                conn.execute(sa.update(rulings).where(rulings.c.audit_id == aid).values(voided=dumps(merged)))
 
-    @staticmethod
-    def _history(conn: sa.Connection, aid: str, kind: str, by: str, reason: str, rec: Recorded) -> None:
-        seq = conn.execute(
-            sa.select(sa.func.count()).select_from(ruling_history).where(ruling_history.c.audit_id == aid)
-        ).scalar()
-        conn.execute(sa.insert(ruling_history).values(
-            audit_id=aid, seq=int(seq or 0) + 1, kind=kind, by=by, reason=reason, position=rec.position,
-            recorded_at_us=rec.recorded_at_us,
-        ))
+def _void_rows(step: MatchStep, rec: Recorded, transfers: list[tuple[int, int, int, str, Any]]
+               ) -> list[dict[str, Any]]:
+    """One row per voided transfer, naming the rulings that voided it."""
+    players = step.created.players
+    return [
+        dict(match_id=step.match_id, position=rec.position, seq=seq, payer=players[payer], payee=players[payee],
+             amount=amount, reason=reason, rulings=dumps(rids))
+        for seq, (payer, payee, amount, reason, rids) in enumerate(transfers, 1)
+    ]
+
+
+def _history_rows(conn: sa.Connection, history: list[tuple[str, str, str, str, Recorded]], new: set[str]
+                  ) -> list[dict[str, Any]]:
+    """Each entry numbered after its ruling's earlier ones (those of rulings made
+    before this batch are counted once, in a few queries)."""
+    earlier = sorted({aid for aid, *_ in history} - new)
+    seqs: dict[str, int] = {}
+    for i in range(0, len(earlier), _CHUNK):
+        chunk = earlier[i:i + _CHUNK]
+        seqs.update(conn.execute(
+            sa.select(ruling_history.c.audit_id, sa.func.max(ruling_history.c.seq))
+            .where(ruling_history.c.audit_id.in_(chunk)).group_by(ruling_history.c.audit_id)).all())
+    rows = []
+    for aid, kind, by, reason, rec in history:
+        seq = seqs[aid] = (seqs.get(aid) or 0) + 1
+        rows.append(dict(audit_id=aid, seq=seq, kind=kind, by=by, reason=reason, position=rec.position,
+                         recorded_at_us=rec.recorded_at_us))
+    return rows
+
+
+def voided_by(conn: sa.Connection, rows: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
+    """What later events voided for each ruling row (``audit_id``, ``match_id``), in
+    event order: ``{"position", "payer", "payee", "amount", "reason"}`` each."""
+    wanted: dict[str, set[str]] = {}
+    for r in rows:
+        wanted.setdefault(r.match_id, set()).add(r.ruling_id)
+    out: dict[str, list[dict[str, Any]]] = {}
+    decode = msgspec.json.decode
+    matches = sorted(wanted)
+    for i in range(0, len(matches), _CHUNK):
+        query = (sa.select(ruling_voids).where(ruling_voids.c.match_id.in_(matches[i:i + _CHUNK]))
+                 .order_by(ruling_voids.c.match_id, ruling_voids.c.position, ruling_voids.c.seq))
+        for v in conn.execute(query):
+            mine = wanted[v.match_id]
+            hits = [rid for rid in decode(v.rulings) if rid in mine]
+            if not hits:
+                continue
+            item = {"position": v.position, "payer": v.payer, "payee": v.payee, "amount": v.amount,
+                    "reason": v.reason}
+            for rid in hits:
+                out.setdefault(audit_id(v.match_id, rid), []).append(dict(item))
+    return out

@@ -41,15 +41,28 @@ class MatchStep(msgspec.Struct):
     closed: bool = False
 
 
+#: one event in context, as a projection's batch receives it
+Item = tuple[Recorded, "MatchStep | None"]
+
+
 class Projection(abc.ABC):
+    """A read model. It takes the events of a batch at once and writes them with a few
+    ``executemany`` statements (building one SQLAlchemy statement per event cost more
+    than folding it); its cost per event must not grow with the log before it."""
+
     name: ClassVar[str]
     tables: ClassVar[tuple[Table, ...]]
     #: a short line for `kartludo projections status`
     about: ClassVar[str] = ""
 
     @abc.abstractmethod
+    def apply_batch(self, conn: sa.Connection, items: list[Item]) -> None:
+        """Fold a run of consecutive events into the tables, in order (``step`` is None
+        outside match streams). The result must equal applying them one at a time."""
+
     def apply(self, conn: sa.Connection, rec: Recorded, step: MatchStep | None) -> None:
-        """Fold one event into the tables (``step`` is None outside match streams)."""
+        """Fold one event (a batch of one)."""
+        self.apply_batch(conn, [(rec, step)])
 
 
 class MatchFolder:
@@ -144,11 +157,12 @@ def catch_up(
                     return read
                 records = store.records_from_rows(rows)
                 try:
-                    for rec in records:
-                        step = folder.step(rec)
-                        for p, position in zip(projections, positions):
-                            if rec.position > position:
-                                p.apply(conn, rec, step)
+                    items: list[Item] = [(rec, folder.step(rec)) for rec in records]
+                    for p, position in zip(projections, positions):
+                        # a projection ahead of the others (they were reset): only its new events
+                        mine = items if position == start else [i for i in items if i[0].position > position]
+                        if mine:
+                            p.apply_batch(conn, mine)
                 except BaseException:
                     folder.forget()  # states may have run ahead of the rolled-back rows
                     raise

@@ -84,7 +84,6 @@ rulings = Table(
     Column("series", String(100)),
     Column("status", String(20), nullable=False),
     Column("lifted_position", BigInteger),
-    Column("voided", Text, nullable=False),
     Column("recorded_at_us", BigInteger, nullable=False),
 )
 Index("ix_proj_rulings_match", rulings.c.match_id)
@@ -99,4 +98,20 @@ ruling_history = Table(
     Column("reason", Text, nullable=False),
     Column("position", BigInteger, nullable=False),
     Column("recorded_at_us", BigInteger, nullable=False),
+)
+
+#: what a settlement voided for standing rulings: one row per voided transfer, with the
+#: ids of the rulings that voided it (``rulings``, JSON) - written once per event, read
+#: back per ruling (migration 0008)
+ruling_voids = Table(
+    "proj_ruling_voids",
+    metadata,
+    Column("match_id", String(100), primary_key=True),
+    Column("position", BigInteger, primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("payer", String(100), nullable=False),
+    Column("payee", String(100), nullable=False),
+    Column("amount", Integer, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("rulings", Text, nullable=False),
 )

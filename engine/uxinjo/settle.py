@@ -261,11 +261,8 @@ def penalty_changes(event: Event) -> PenaltyChanges | None:
     a winner's valid munt lifts its oldest penalty."""
     if not isinstance(event, (Settled, DealDrawn)):
         return None
-    voided: dict[str, list[tuple[int, int, int, str]]] = {}
-    for t in event.transfers:
-        for rid in t.void_by:
-            voided.setdefault(rid, []).append((t.payer, t.payee, t.amount, t.reason))
+    voided = [(t.payer, t.payee, t.amount, t.reason, t.void_by) for t in event.transfers if t.void_by]
     lifted = [event.lifted] if isinstance(event, Settled) and event.lifted else []
     if not voided and not lifted:
         return None
-    return PenaltyChanges(lifted=lifted, reason="a valid munt lifted the penalty", voided=voided)
+    return PenaltyChanges(lifted=lifted, reason="a valid munt lifted the penalty", transfers=voided)

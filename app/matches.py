@@ -274,10 +274,12 @@ class MatchService:
         """The match folded to its newest event (cached; catches up with one read)."""
         match = self._cache.get(match_id)
         if match is None:
-            records = self.store.read_stream(stream_of(match_id))
-            if not records:
+            from kartludo.app import snapshots
+
+            loaded = snapshots.load(self.store, match_id)  # from its nearest snapshot
+            if loaded is None:
                 raise UnknownMatch(f"no match {match_id!r}")
-            match = fold_records(match_id, records)
+            match = loaded
             if len(self._cache) >= self.cache_size:  # a long-running service: forget the oldest
                 try:
                     self._cache.pop(next(iter(self._cache)), None)
@@ -439,6 +441,9 @@ class MatchService:
                 return self._original(match_id, appended)
             before = match.state
             self._apply(match, events, appended)
+            from kartludo.app import snapshots
+
+            snapshots.after_commit(self.store, match)
             return Outcome(match_id, appended.first_version, appended.positions, events, before=before)
         raise TooMuchContention(
             f"match {match_id}: gave up after {self.max_retries} concurrent updates; try again"

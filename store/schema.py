@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 #: the Alembic head revision this build expects (a test checks it against Alembic)
-SCHEMA_REVISION = "0008"
+SCHEMA_REVISION = "0009"
 #: PostgreSQL channel on which the store announces each commit to ``events``, after
 #: it commits; the payload is the stream written ("*" for an import). Migration 0003
 #: announced from a trigger inside the transaction; 0006 moved it to the store.
@@ -99,4 +99,17 @@ seals = Table(
     Column("sealed_at_us", BigInteger, nullable=False),
     Column("key", String(64), nullable=False),
     Column("signature", LargeBinary(64), nullable=False),
+)
+
+#: folded match states (``store/snapshots.py``): derived, never events - any row may be
+#: dropped and is written again on demand; ``code`` names the game, its ruleset and the
+#: state's shape, and a load uses only rows of today's code (migration 0009)
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("stream_id", String(200), primary_key=True),
+    Column("code", String(200), primary_key=True),
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("event_hash", LargeBinary, nullable=False),
+    Column("state", LargeBinary, nullable=False),
 )

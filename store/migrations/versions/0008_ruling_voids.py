@@ -7,7 +7,7 @@ row per voided transfer, naming the rulings that voided it. The audit
 projection is rewound, so the next read rebuilds it from the log.
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 Create Date: 2026-12-03
 """
 

@@ -1,0 +1,150 @@
+"""Loading a match from its nearest snapshot: a cold load folds only what follows it.
+
+A snapshot is the folded state (and whether the pipeline closed the match) at a deal
+boundary, msgpack-encoded with msgspec, written at most once per ``EVERY`` events of a
+stream: when a command leaves the match between deals, and when a load has folded past
+such a boundary. Its ``code`` is the game, its ruleset and a digest of its state's
+shape: a snapshot written by other rules or another state layout is ignored. A
+snapshot whose event hash differs from the stored event at its version (another
+history under the same stream id) is ignored too. Snapshots change no result: a load
+from one gives exactly the state the full fold gives (a property test checks it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import typing
+from typing import Any
+
+import msgspec
+
+from kartludo.app.matches import Match, fold_records, stream_of
+from kartludo.engine.base import Game
+from kartludo.engine.registry import get_game
+from kartludo.events.match import MatchClosed, MatchCreated
+from kartludo.store import EventStore, Recorded
+from kartludo.store import snapshots as table
+
+#: fewest events between two snapshots of a stream
+EVERY = 100
+#: the encoding of a snapshot row's state (bump when ``encode`` changes)
+FORMAT = 1
+
+_encoder = msgspec.msgpack.Encoder()
+_lock = threading.Lock()
+_codes: dict[str, tuple[str, type, msgspec.msgpack.Decoder, tuple[str, ...]]] = {}
+#: the newest snapshot version written or used per stream (bounded)
+_latest: dict[str, int] = {}
+
+
+def _game_info(game: Game[Any], created: MatchCreated) -> tuple[str, type, msgspec.msgpack.Decoder, tuple[str, ...]]:
+    """(code, state type, its decoder, fields typed with ``Any``) of ``game``, computed once."""
+    info = _codes.get(game.name)
+    if info is None:
+        state_type = type(game.start(created))
+        shape = msgspec.json.encode(msgspec.json.schema(state_type))
+        digest = hashlib.sha256(shape).hexdigest()[:16]
+        code = f"{game.name}/{game.ruleset}/{FORMAT}/{digest}"
+        hints = typing.get_type_hints(state_type)
+        # tuples of loosely typed rows (Uxinjo's ledger); a dict's values (options) stay as decoded
+        loose = tuple(name for name in state_type.__struct_fields__
+                      if typing.get_origin(hints.get(name)) is tuple and "Any" in repr(hints.get(name)))
+        info = (code, state_type, msgspec.msgpack.Decoder(tuple[state_type, bool]), loose)  # type: ignore[valid-type]
+        with _lock:
+            _codes[game.name] = info
+    return info
+
+
+def code_of(game: Game[Any], created: MatchCreated) -> str:
+    return _game_info(game, created)[0]
+
+
+def _tuples(value: Any) -> Any:
+    """Arrays under an ``Any`` annotation decode as lists; the engine folds tuples."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+def encode(match: Match) -> bytes:
+    return _encoder.encode((match.state, match.closed))
+
+
+def decode(game: Game[Any], created: MatchCreated, data: bytes) -> tuple[Any, bool]:
+    _, _, decoder, loose = _game_info(game, created)
+    state, closed = decoder.decode(data)
+    if loose:
+        state = msgspec.structs.replace(state, **{name: _tuples(getattr(state, name)) for name in loose})
+    return state, closed
+
+
+def _remember(stream: str, version: int) -> None:
+    with _lock:
+        if len(_latest) >= 10_000:
+            _latest.clear()
+        _latest[stream] = max(version, _latest.get(stream, 0))
+
+
+def _save(store: EventStore, match: Match, event_hash: bytes) -> None:
+    stream = stream_of(match.id)
+    if table.save(store, stream, code_of(match.game, match.created), match.version, event_hash, encode(match)):
+        _remember(stream, match.version)
+
+
+def load(store: EventStore, match_id: str) -> Match | None:
+    """The match folded to its newest event, from its nearest usable snapshot (None:
+    no such stream). Writes a snapshot when it folded ``EVERY`` events past one."""
+    stream = stream_of(match_id)
+    head = store.read_stream(stream, 1, 1)
+    if not head:
+        return None
+    created = head[0].event
+    if not isinstance(created, MatchCreated):
+        return fold_records(match_id, head)  # raises the pipeline's error
+    game = get_game(created.game)
+    snap = table.nearest(store, stream, code_of(game, created))
+    if snap is not None:
+        records = store.read_stream(stream, snap.version)
+        if records and records[0].version == snap.version and records[0].hash == snap.event_hash:
+            state, closed = decode(game, created, snap.state)
+            _remember(stream, snap.version)
+            return _fold(store, Match(match_id, game, created, state, snap.version, closed), records[1:])
+    records = store.read_stream(stream)
+    match = fold_records(match_id, records[:1])
+    return _fold(store, match, records[1:])
+
+
+def _fold(store: EventStore, match: Match, records: list[Recorded]) -> Match:
+    """Fold ``records`` into ``match``; snapshot the last deal boundary passed, if it is
+    ``EVERY`` events past the newest snapshot."""
+    game, evolve = match.game, match.game.evolve
+    state, closed, version = match.state, match.closed, match.version
+    since = _latest.get(stream_of(match.id), 0)
+    boundary: tuple[Any, bool, int, bytes] | None = None
+    for rec in records:
+        event = rec.event
+        if type(event) is MatchClosed:
+            closed = True
+        else:
+            state = evolve(state, event)
+        version = rec.version
+        if version - since >= EVERY and game.can_deal(state):
+            boundary = (state, closed, version, rec.hash)
+            since = version
+    match.state, match.closed, match.version = state, closed, version
+    if boundary is not None:
+        b_state, b_closed, b_version, b_hash = boundary
+        _save(store, Match(match.id, game, match.created, b_state, b_version, b_closed), b_hash)
+    return match
+
+
+def after_commit(store: EventStore, match: Match) -> None:
+    """A command moved ``match`` (already folded): snapshot it when it now stands
+    between deals ``EVERY`` events past its newest snapshot."""
+    stream = stream_of(match.id)
+    if match.version - _latest.get(stream, 0) < EVERY or not match.game.can_deal(match.state):
+        return
+    event_hash = table.head_hash(store, stream, match.version)
+    if event_hash is not None:
+        _save(store, match, event_hash)

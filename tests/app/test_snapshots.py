@@ -1,0 +1,109 @@
+"""Snapshots of folded match state change no result: a load from the nearest snapshot
+equals the full fold, in every game; a snapshot of other rules or another history is
+ignored; a dropped table is created and filled again."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kartludo.app import snapshots
+from kartludo.app.matches import MatchService, fold_records, stream_of
+from kartludo.app.simulate import CLUB, pick_bots, play_match
+from kartludo.engine.registry import game_names, get_game
+from kartludo.store import EventStore
+from kartludo.store import snapshots as table
+
+
+@pytest.fixture(autouse=True)
+def often(monkeypatch):
+    """Snapshots every few events, so short matches have many."""
+    monkeypatch.setattr(snapshots, "EVERY", 5)
+    snapshots._latest.clear()
+    yield
+    snapshots._latest.clear()
+
+
+def _play(store: EventStore, game: str, seed: int, deals: int = 4) -> str:
+    rng = random.Random(seed)
+    players = rng.sample(CLUB, rng.choice(get_game(game).player_counts))
+    bots = "heuristic" if game == "svoi-kozyri" else rng.choice(["random", "heuristic"])
+    match_id, _, _ = play_match(MatchService(store), game, players, pick_bots(game, [bots]), rng,
+                                max_deals=deals, max_commands=600)
+    return match_id
+
+
+def _full(store: EventStore, match_id: str):
+    return fold_records(match_id, store.read_stream(stream_of(match_id)))
+
+
+def _rows(store: EventStore) -> int:
+    with store.engine.connect() as conn:
+        return conn.execute(sa.text("SELECT count(*) FROM snapshots")).scalar()
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(game=st.sampled_from(sorted(game_names())), seed=st.integers(0, 10**6), deals=st.integers(1, 5))
+def test_a_load_from_a_snapshot_equals_the_full_fold(tmp_path_factory, game, seed, deals):
+    store = EventStore.open(f"sqlite:///{tmp_path_factory.mktemp('s') / 'm.db'}")
+    try:
+        match_id = _play(store, game, seed, deals)
+        full = _full(store, match_id)
+        for _ in range(2):  # the first load may write a snapshot, the second starts from it
+            snapshots._latest.clear()
+            loaded = snapshots.load(store, match_id)
+            assert (loaded.state, loaded.version, loaded.closed) == (full.state, full.version, full.closed)
+        # every snapshot kept decodes to the state the fold had at its version
+        with store.engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT version, state FROM snapshots")).all()
+        records = store.read_stream(stream_of(match_id))
+        for version, data in rows:
+            at = fold_records(match_id, records[:version])
+            assert snapshots.decode(full.game, full.created, bytes(data)) == (at.state, at.closed)
+    finally:
+        store.close()
+
+
+def test_every_game_writes_and_uses_snapshots(store):
+    for i, game in enumerate(sorted(game_names())):
+        match_id = _play(store, game, i, deals=3)
+        snapshots._latest.clear()
+        loaded = snapshots.load(store, match_id)
+        full = _full(store, match_id)
+        assert (loaded.state, loaded.version) == (full.state, full.version)
+        assert table.nearest(store, stream_of(match_id), snapshots.code_of(full.game, full.created)) is not None
+        assert MatchService(store).load(match_id).state == full.state
+
+
+def test_a_snapshot_of_other_rules_or_another_history_is_ignored(store):
+    match_id = _play(store, "uxinjo", 3, deals=4)
+    full = _full(store, match_id)
+    stream = stream_of(match_id)
+    code = snapshots.code_of(full.game, full.created)
+    assert "uxinjo-" in code  # the ruleset is part of the key
+    # newer snapshots that must not be used: another ruleset's, and one of another history
+    bogus = snapshots.encode(fold_records(match_id, store.read_stream(stream)[:1]))
+    last = store.read_stream(stream)[-1]
+    table.save(store, stream, code.replace(full.game.ruleset, "uxinjo-0"), full.version, last.hash, bogus)
+    table.save(store, stream, code, full.version, bytes(32), bogus)
+    snapshots._latest.clear()
+    loaded = snapshots.load(store, match_id)
+    assert (loaded.state, loaded.version) == (full.state, full.version)
+    assert table.nearest(store, stream, code.replace(full.game.ruleset, "uxinjo-0")) is not None  # kept, unused
+
+
+def test_a_dropped_table_is_created_and_filled_again(store):
+    match_id = _play(store, "hakamo", 1, deals=3)
+    with store.engine.begin() as conn:
+        conn.execute(sa.text("DROP TABLE snapshots"))
+    snapshots._latest.clear()
+    full = _full(store, match_id)
+    loaded = MatchService(store).load(match_id)  # folds from the start, writes a snapshot again
+    assert (loaded.state, loaded.version) == (full.state, full.version)
+    assert _rows(store) >= 1
+    snapshots._latest.clear()
+    assert snapshots.load(store, match_id).state == full.state

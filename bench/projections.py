@@ -1,57 +1,74 @@
-"""Projection benchmark: a full rebuild of every projection against decoding alone.
+"""Projection benchmark: a full rebuild of every projection against decoding alone,
+on two shapes of log measured in the same run:
 
-Simulates a league of at least 2,000 matches spread over every available game
-(heuristic bots) into a fresh SQLite file, then in the same run times:
-  - decode only: reading and decoding every event in global order;
-  - rebuild: emptying every projection and rebuilding it from the log (read,
-    decode, fold each match through its engine, write the read models).
-Prints events/s for both and the ratio rebuild / decode.
+  - a league of many short matches over every game (heuristic bots);
+  - one long Uxinjo match of random bots (thousands of deals, hundreds of rulings
+    whose penalties void transfers at every deal).
 
-    python bench/projections.py [--matches 2000] [--seed 1] [--db URL]
+For each: decode only (read and decode every event in global order) and rebuild
+(empty every projection, read, decode, fold each match, write the read models).
+Prints events/s for both and the ratio rebuild rate / decode rate (target >= 0.3).
+
+    python bench/projections.py [--matches 2000] [--deals 10000] [--quick] [--seed 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 
-from kartludo.app.matches import MatchService
-from kartludo.app.simulate import simulate
-from kartludo.engine.registry import game_names
-from kartludo.projections import all_projections
-from kartludo.projections.runner import catch_up, reset
-from kartludo.store import EventStore
+sys.path.insert(0, os.path.dirname(__file__))
+
+from fixtures import long_match, short_league  # noqa: E402
+
+from kartludo.projections import all_projections  # noqa: E402
+from kartludo.projections.runner import catch_up, reset  # noqa: E402
+from kartludo.store import EventStore  # noqa: E402
+
+
+def rebuild_ratio(store: EventStore, label: str, repeat: int = 2) -> float:
+    """Best-of-``repeat`` decode-only and rebuild rates; prints and returns the ratio."""
+    decodes, rebuilds = [], []
+    events = 0
+    projections = all_projections()
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        events = sum(1 for _ in store.iter_all(0, 5000))
+        decodes.append(time.perf_counter() - t0)
+        for p in projections:
+            reset(store, p)
+        t0 = time.perf_counter()
+        read = catch_up(store, projections)
+        rebuilds.append(time.perf_counter() - t0)
+        assert read == events, (read, events)
+    decode, rebuild = min(decodes), min(rebuilds)
+    ratio = decode / rebuild
+    print(f"{label}: decode only {events:,} events {events / decode:>9,.0f} events/s; "
+          f"rebuild {events / rebuild:>9,.0f} events/s; ratio rebuild/decode = {ratio:.2f} (target >= 0.3)")
+    return ratio
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--matches", type=int, default=2000, help="matches in all, spread over the games")
+    ap.add_argument("--matches", type=int, default=2000, help="short matches in all, spread over the games")
+    ap.add_argument("--deals", type=int, default=10_000, help="deals of the long Uxinjo match")
+    ap.add_argument("--quick", action="store_true", help="400 short matches, a 2,000-deal match")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--db", help="database URL (default: a temporary SQLite file)")
     args = ap.parse_args()
-    games = game_names()
+    if args.quick:
+        args.matches, args.deals = 400, 2000
     with tempfile.TemporaryDirectory() as tmp:
-        url = args.db or f"sqlite:///{os.path.join(tmp, 'league.db')}"
-        store = EventStore.open(url)
-        per_game = -(-args.matches // len(games))
-        summary = simulate(MatchService(store), games, per_game, seed=args.seed, bots=["heuristic"])
-        print(f"league: {', '.join(games)}: {summary.line()}")
-        t0 = time.perf_counter()
-        events = sum(1 for _ in store.iter_all(0, 5000))
-        decode = time.perf_counter() - t0
-        projections = all_projections()
-        t0 = time.perf_counter()
-        for p in projections:
-            reset(store, p)
-        read = catch_up(store, projections)
-        rebuild = time.perf_counter() - t0
-        assert read == events, (read, events)
-        print(f"decode only   {events:,} events in {decode:6.2f} s  ({events / decode:>10,.0f} events/s)")
-        print(f"rebuild all   {events:,} events in {rebuild:6.2f} s  ({events / rebuild:>10,.0f} events/s)"
-              f"  [{', '.join(p.name for p in projections)}]")
-        print(f"ratio rebuild / decode = {rebuild / decode:.2f}")
+        store = EventStore.open(f"sqlite:///{os.path.join(tmp, 'league.db')}")
+        print(short_league(store, args.matches, args.seed))
+        rebuild_ratio(store, "short matches")
+        store.close()
+        store = EventStore.open(f"sqlite:///{os.path.join(tmp, 'long.db')}")
+        match_id, events = long_match(store, args.deals, args.seed)
+        print(f"long match {match_id}: {args.deals} deals, {events:,} events")
+        rebuild_ratio(store, f"one {args.deals}-deal match")
         store.close()
 
 

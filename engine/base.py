@@ -12,13 +12,16 @@ import abc
 import enum
 import random
 from collections import Counter
-from typing import Any, Callable, ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
 
 import msgspec
 
 from kartludo.engine.commands import BadCommand, Command, StartDeal, parse_command, player_verbs
 from kartludo.events.base import Event
 from kartludo.events.match import DealStarted, MatchCreated
+
+if TYPE_CHECKING:
+    from kartludo.engine.shapes import Shape
 
 __all__ = [
     "ALL", "PUBLIC", "Viewer", "IllegalCommand", "BadCommand", "Command", "StartDeal", "Option", "Decision",
@@ -350,6 +353,24 @@ class Game(abc.ABC, Generic[S]):
         if seat not in self.to_act(state):
             return []
         return accepted(self.check, state, self.candidates(state, seat))
+
+    def legal_shapes(self, state: S, seat: int, legal: "list[Command] | None" = None) -> "list[Shape]":
+        """Each legal verb's shape for ``seat`` (``engine.shapes``): which of its cards,
+        how many, which numbers, so a client never needs every command. ``legal``: the
+        seat's legal commands when the caller already has them."""
+        from kartludo.engine.shapes import shapes
+
+        if legal is None:
+            legal = self.legal_commands(state, seat)
+        if not legal:
+            return []
+        return shapes(legal, self.verbs(), self.hand_of(state, seat), seat, self.parse_command)
+
+    def hand_of(self, state: S, seat: int) -> list[str]:
+        """``seat``'s own cards in the order its hand holds them (its own view)."""
+        hands = self.view(state, seat).get("hands", {})
+        players = state.players
+        return list(hands.get(players[seat], [])) if 0 <= seat < len(players) else []
 
     def phase(self, state: S) -> str:
         return str(state.phase.value)

@@ -1,0 +1,178 @@
+"""The shape of each legal verb: what a client offers instead of every command.
+
+A Laugavatnsmanni exchange of up to four cards is 2,517 legal commands and a Hakamo
+bid up to 45; a table shows them as "choose 0-4 of your cards, then Exchange" and a
+number field. ``shapes`` summarises a seat's legal commands verb by verb:
+
+- ``plain``: the verb alone (``draw``, ``pass``);
+- ``cards``: ``count_min``..``count_max`` cards chosen from ``cards`` (the seat's own
+  cards in hand order; any subset of that size for a verb taking a list of cards, an
+  ordered choice of distinct cards for a verb taking several single cards, each laid
+  on one of its ``sides`` when the verb takes ``CARD:up|down``);
+- ``number``: a whole number from ``min`` to ``max``;
+- ``choice``: one word of ``choices``;
+- ``list``: none of these fits exactly, so the commands themselves (``commands``).
+
+Each shape is derived from the seat's legal commands and checked to expand to exactly
+them (``expand``), so a shape never offers a refused command nor hides a legal one.
+Only the seat's own legal commands go in: a shape never shows another seat's cards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations, permutations, product
+from typing import Any, Sequence
+
+import msgspec
+
+from kartludo.engine.commands import Card, Cards, Choice, Command, Number, Sided, Word
+
+
+class Shape(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One legal verb's shape (see the module's docstring)."""
+
+    verb: str
+    kind: str
+    #: how a person reads it: "exchange: 0-4 of your cards"
+    text: str
+    cards: list[str] = []
+    count_min: int = 0
+    count_max: int = 0
+    ordered: bool = False
+    sides: dict[str, list[str]] = {}
+    min: int = 0
+    max: int = 0
+    choices: list[str] = []
+    commands: list[str] = []
+
+
+def hand_order(cards: Sequence[str], hand: Sequence[str]) -> list[str]:
+    """``cards`` in the order the hand holds them (cards the hand lacks go last)."""
+    place = {c: i for i, c in reversed(list(enumerate(hand)))}
+    return sorted(cards, key=lambda c: place.get(c, len(hand)))
+
+
+def ordered_commands(legal: Sequence[Command], verbs: Sequence[str], hand: Sequence[str]) -> list[Command]:
+    """``legal`` verb by verb (the game's verb order), each verb's commands in hand order
+    of the cards they name (not alphabetically): how a person reads a list of moves."""
+    place = {c: i for i, c in reversed(list(enumerate(hand)))}
+    verb_rank = {v: i for i, v in enumerate(verbs)}
+
+    def key(cmd: Command) -> tuple[Any, ...]:
+        words = cmd.args()
+        return (verb_rank.get(cmd.verb(), len(verbs)), len(words),
+                [place.get(w.partition(":")[0], len(hand)) for w in words], words)
+
+    return sorted(legal, key=key)
+
+
+def _count_text(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def _cards_shape(verb: str, cls: type[Command], group: list[Command], hand: Sequence[str]) -> Shape | None:
+    args = cls.arguments
+    if len(args) == 1 and isinstance(args[0], Cards):
+        field = args[0].field
+        chosen = [tuple(getattr(c, field)) for c in group]
+        pool = hand_order(list(dict.fromkeys(card for cards in chosen for card in cards)), hand)
+        sizes = [len(c) for c in chosen]
+        lo, hi = min(sizes), max(sizes)
+        text = f"{verb}: {_count_text(lo, hi)} of your cards"
+        return Shape(verb=verb, kind="cards", text=text, cards=pool, count_min=lo, count_max=hi)
+    if args and all(isinstance(a, Card) and not a.many for a in args):
+        fields = [a.field for a in args]
+        used: Counter[str] = Counter()
+        sides: dict[str, set[str]] = {}
+        for cmd in group:
+            named = Counter(getattr(cmd, f) for f in fields)
+            used = used | named
+            for a in args:
+                if isinstance(a, Sided):
+                    card = getattr(cmd, a.field)
+                    sides.setdefault(card, set()).add("up" if getattr(cmd, a.up_field) else "down")
+        pool = hand_order(list(used.elements()), hand)
+        k = len(args)
+        if k == 1:
+            text = f"{verb}: one of {' '.join(pool)}"
+        else:
+            text = f"{verb}: {k} of your cards, in order" + (", each face up or down" if sides else "")
+        return Shape(verb=verb, kind="cards", text=text, cards=pool, count_min=k, count_max=k, ordered=k > 1,
+                     sides={c: [s for s in ("up", "down") if s in v] for c, v in sides.items()})
+    return None
+
+
+def _summary(verb: str, cls: type[Command], group: list[Command], hand: Sequence[str]) -> Shape | None:
+    args = cls.arguments
+    if not args:
+        return Shape(verb=verb, kind="plain", text=verb)
+    cards = _cards_shape(verb, cls, group, hand)
+    if cards is not None:
+        return cards
+    if len(args) == 1 and isinstance(args[0], Number):
+        values = sorted(getattr(c, args[0].field) for c in group)
+        return Shape(verb=verb, kind="number", text=f"{verb}: {values[0]}-{values[-1]}" if len(values) > 1
+                     else f"{verb}: {values[0]}", min=values[0], max=values[-1])
+    if len(args) == 1 and isinstance(args[0], (Word, Choice)):
+        words = [c.args()[0] for c in group]
+        return Shape(verb=verb, kind="choice", text=f"{verb}: {' | '.join(words)}", choices=words)
+    return None
+
+
+def _words(shape: Shape) -> list[list[str]]:
+    """Every argument list a shape stands for (before parsing)."""
+    if shape.kind == "plain":
+        return [[]]
+    if shape.kind == "number":
+        return [[str(n)] for n in range(shape.min, shape.max + 1)]
+    if shape.kind == "choice":
+        return [[w] for w in shape.choices]
+    if shape.kind == "list":
+        return [text.split()[1:] for text in shape.commands]
+    if not shape.ordered and not shape.sides:  # a set of distinct cards
+        return [list(combo) for k in range(shape.count_min, shape.count_max + 1)
+                for combo in combinations(shape.cards, k)]
+    out: list[list[str]] = []
+    for picked in permutations(range(len(shape.cards)), shape.count_max):
+        cards = [shape.cards[i] for i in picked]
+        if shape.sides:
+            for chosen in product(*(shape.sides.get(c, []) for c in cards)):
+                out.append([f"{c}:{s}" for c, s in zip(cards, chosen)])
+        else:
+            out.append(cards)
+    return out
+
+
+def expand(shape: Shape, seat: int, parse: Any) -> list[Command]:
+    """The commands ``shape`` stands for, each read by ``parse(seat, verb, words)``
+    (a game's ``parse_command``), without repeats."""
+    seen: dict[Command, None] = {}
+    for words in _words(shape):
+        seen[parse(seat, shape.verb, words)] = None
+    return list(seen)
+
+
+def shapes(legal: Sequence[Command], verbs: Sequence[type[Command]], hand: Sequence[str], seat: int,
+           parse: Any) -> list[Shape]:
+    """The shapes of ``legal`` (one seat's legal commands), one per verb in ``verbs``
+    order; a verb whose summary would not expand to exactly its commands is a ``list``."""
+    by_verb: dict[str, list[Command]] = {}
+    for cmd in legal:
+        by_verb.setdefault(cmd.verb(), []).append(cmd)
+    out = []
+    for cls in verbs:
+        verb = cls.verb()
+        group = by_verb.pop(verb, None)
+        if not group:
+            continue
+        shape = _summary(verb, cls, group, hand)
+        if shape is None or set(expand(shape, seat, parse)) != set(group):
+            texts = [c.text() for c in ordered_commands(group, [verb], hand)]
+            shape = Shape(verb=verb, kind="list", text=f"{verb}: " + " | ".join(t.partition(" ")[2] or verb
+                                                                             for t in texts), commands=texts)
+        out.append(shape)
+    for verb, group in by_verb.items():  # a verb the game does not list (none today)
+        texts = [c.text() for c in group]
+        out.append(Shape(verb=verb, kind="list", text=f"{verb}: " + " | ".join(texts), commands=texts))
+    return out

@@ -264,20 +264,33 @@ def state(env: Env, match_id: str, player: str | None, all_hands: bool, fmt: str
 @click.command()
 @click.argument("match_id", metavar="MATCH")
 @click.option("--as", "player", required=True, help="The player whose commands to list.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--all", "every", is_flag=True, help="Every command one per line (a card exchange is thousands), "
+              "in hand order.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: the list of every command.")
 @pass_env
-def legal(env: Env, match_id: str, player: str, as_json: bool) -> None:
-    """List the commands PLAYER may give now in MATCH, one per line.
+def legal(env: Env, match_id: str, player: str, every: bool, as_json: bool) -> None:
+    """List what PLAYER may do now in MATCH: one line per verb, its shape (which of
+    your cards and how many, a number range, the words it takes).
 
     \b
     Example:
         kartludo legal 3f9c --as bob
+          exchange: 0-4 of your cards
+        kartludo legal 3f9c --as bob --all
     """
+    from kartludo.engine.shapes import ordered_commands
+
     svc = service(env)
     m = svc.load(svc.resolve(match_id))
-    commands = [c.text() for c in svc.legal(m, player)]
+    commands = svc.legal(m, player)
     if as_json:
-        echo_json(commands)
-    else:
-        for text in commands:
-            click.echo(text)
+        echo_json([c.text() for c in commands])
+        return
+    seat = m.seat_of(player)
+    if every:
+        hand = m.game.hand_of(m.state, seat)
+        for cmd in ordered_commands(commands, [v.verb() for v in m.game.verbs()], hand):
+            click.echo(cmd.text())
+        return
+    for shape in m.game.legal_shapes(m.state, seat, commands):
+        click.echo(shape.text)

@@ -115,7 +115,9 @@ def _summary(verb: str, cls: type[Command], group: list[Command], hand: Sequence
         return Shape(verb=verb, kind="number", text=f"{verb}: {values[0]}-{values[-1]}" if len(values) > 1
                      else f"{verb}: {values[0]}", min=values[0], max=values[-1])
     if len(args) == 1 and isinstance(args[0], (Word, Choice)):
-        words = [c.args()[0] for c in group]
+        names = [w.lower() for w in (args[0].names if isinstance(args[0], Word) else args[0].choices)]
+        words = sorted((c.args()[0] for c in group), key=lambda w: names.index(w.lower()) if w.lower() in names
+                       else len(names))
         return Shape(verb=verb, kind="choice", text=f"{verb}: {' | '.join(words)}", choices=words)
     return None
 

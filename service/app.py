@@ -123,7 +123,9 @@ def view_json(svc: MatchService, match: Match, viewer: Viewer) -> dict[str, Any]
     if isinstance(viewer, int) and viewer >= 0:
         # a seat the game is not waiting for has no legal command (every game's contract)
         waiting = viewer in match.game.to_act(match.state)
-        out["legal"] = [c.text() for c in match.game.legal_commands(match.state, viewer)] if waiting else []
+        legal = match.game.legal_commands(match.state, viewer) if waiting else []
+        out["legal"] = [c.text() for c in legal]
+        out["shapes"] = [to_builtins(x) for x in match.game.legal_shapes(match.state, viewer, legal)]
     return out
 
 
@@ -144,8 +146,9 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
         before = step(match.game, before, e)
     state = view_json(svc, match, viewer)
     legal = state.pop("legal", [])
+    shapes = state.pop("shapes", [])
     return s.OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events,
-                        state, legal)
+                        state, legal, shapes)
 
 
 # --- errors ----------------------------------------------------------------------------

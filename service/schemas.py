@@ -81,6 +81,9 @@ class OutcomeOut(msgspec.Struct):
     state: dict[str, Any] = {}
     #: a seat caller's legal commands after the command (empty for a TD)
     legal: list[str] = []
+    #: the same commands verb by verb as shapes (`engine.shapes`): which of the seat's
+    #: cards and how many, a number range, a choice, or the verb alone
+    shapes: list[dict[str, Any]] = []
 
 
 class ReplayStep(msgspec.Struct):

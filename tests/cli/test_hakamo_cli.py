@@ -17,7 +17,8 @@ DECK = (
 def test_a_hakamo_deal_through_the_cli(k):
     m = k("match", "new", "hakamo", "--players", "ann,bob,cy,dan", "--seed", "5").strip()
     assert k("match", "deal", m, "--deck", DECK).startswith("deal 1: Or deals")
-    assert k("legal", m, "--as", "ann").split("\n")[:2] == ["bid 13", "bid 14"]
+    assert k("legal", m, "--as", "ann").splitlines() == ["bid: 13-57", "pass"]
+    assert k("legal", m, "--as", "ann", "--all").split("\n")[:2] == ["bid 13", "bid 14"]
     assert k("act", m, "--as", "ann", "bid", "13") == "Or bids 13\n"
     k("act", m, "--as", "bob", "pass")
     k("act", m, "--as", "cy", "pass")
@@ -26,7 +27,8 @@ def test_a_hakamo_deal_through_the_cli(k):
     assert "trump R" in k("act", m, "--as", "ann", "lay", "R1:up", "C:down")
     k("act", m, "--as", "ann", "solo")
     assert k("act", m, "--as", "ann", "declare", "or") == "Or declares Or\n"
-    assert k("legal", m, "--as", "ann").split() == ["play", "R2", "play", "R3", "play", "R4", "play", "R6", "play",
+    assert k("legal", m, "--as", "ann") == "play: one of R2 R3 R4 R6 R7 R8 R9 RX\n"
+    assert k("legal", m, "--as", "ann", "--all").split() == ["play", "R2", "play", "R3", "play", "R4", "play", "R6", "play",
                                                    "R7", "play", "R8", "play", "R9", "play", "RX"]
     k("act", m, "--as", "ann", "play", "RX")
     k("act", m, "--as", "bob", "play", "G1")

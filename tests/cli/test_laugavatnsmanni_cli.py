@@ -33,13 +33,13 @@ def test_a_deal_through_contract_exchange_and_play(k):
     assert state["used_contracts"] == {"ann": [], "bob": [], "cy": []}
     assert state["totals"] == {"ann": 0, "bob": 0, "cy": 0} and state["manni_count"] == 4
     assert state["options"] == {"target_points": 10, "max_deals": 18}
-    assert k("legal", m, "--as", "bob").split() == [
-        "contract", "clubs", "contract", "diamonds", "contract", "grand", "contract", "hearts",
-        "contract", "nullo", "contract", "spades",
+    assert k("legal", m, "--as", "bob") == "contract: nullo | grand | spades | hearts | diamonds | clubs\n"
+    assert json.loads(k("legal", m, "--as", "bob", "--json")) == [
+        "contract clubs", "contract diamonds", "contract grand", "contract hearts", "contract nullo", "contract spades",
     ]
     assert k("act", m, "--as", "bob", "contract", "Hearts").strip() == "bob chooses hearts"
-    legal = k("legal", m, "--as", "cy").splitlines()
-    assert legal == ["great grand", "great hearts", "pass"]
+    assert k("legal", m, "--as", "cy").splitlines() == ["great: grand | hearts", "pass"]
+    assert k("legal", m, "--as", "cy", "--all").splitlines() == ["great grand", "great hearts", "pass"]
     assert k("legal", m, "--as", "ann") == ""
     k("act", m, "--as", "cy", "pass")
     assert k("act", m, "--as", "ann", "pass").strip() == "ann passes; bob declares hearts"

@@ -35,11 +35,12 @@ def test_a_deal_by_hand_and_a_few_commands(k):
     assert state["hand_sizes"] == {"ann": 13, "bob": 13, "cy": 10}
     assert state["trumps"] == {"ann": "H", "bob": "S", "cy": "D"}
     assert state["to_act"] == ["ann"] and state["due"] == "lead" and state["pile"] == []
-    assert "play 8C" in k("legal", m, "--as", "ann").splitlines()
+    assert "play 8C" in k("legal", m, "--as", "ann", "--all").splitlines()
     assert k("act", m, "--as", "ann", "play", "8C") == "ann leads 8C\n"
     assert k("act", m, "--as", "bob", "play", "tc") == "bob beats 8C with TC\n"
     assert k("act", m, "--as", "bob", "play", "7D") == "bob adds 7D\n"
-    assert k("legal", m, "--as", "cy").splitlines() == ["pickup", "play 9D", "play QD"]
+    assert k("legal", m, "--as", "cy").splitlines() == ["play: one of QD 9D", "pickup"]
+    assert json.loads(k("legal", m, "--as", "cy", "--json")) == ["pickup", "play 9D", "play QD"]
     assert k("legal", m, "--as", "ann") == ""
     public = json.loads(k("state", m, "--json"))
     for key in ("match", "game", "status", "deal", "phase", "to_act", "players", "hands", "totals",

@@ -341,6 +341,24 @@ class Game(abc.ABC, Generic[S]):
     def bots(self) -> dict[str, "Bot[S]"]:
         return {}
 
+    def caution(self, state: S, command: Command, /) -> tuple[str, str] | None:
+        """What a player should confirm before ``command`` (it ends the deal, or is a
+        foul by rules the player can see) and the rule cited, or None (the default).
+        Judged from what the command's seat sees only: a caution never tells a hidden card."""
+        return None
+
+    def legal_cautions(self, state: S, seat: int, legal: "list[Command] | None" = None) -> dict[str, dict[str, str]]:
+        """``{command text: {"text": ..., "rule": ...}}`` for ``seat``'s legal commands
+        that have a caution."""
+        if legal is None:
+            legal = self.legal_commands(state, seat)
+        out = {}
+        for command in legal:
+            found = self.caution(state, command)
+            if found is not None:
+                out[command.text()] = {"text": found[0], "rule": found[1]}
+        return out
+
     # --- derived for every game -----------------------------------------------------------
     def decide(self, state: S, command: Command) -> list[Event]:
         """The events ``command`` causes, including everything the rules then make

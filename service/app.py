@@ -126,6 +126,7 @@ def view_json(svc: MatchService, match: Match, viewer: Viewer) -> dict[str, Any]
         legal = match.game.legal_commands(match.state, viewer) if waiting else []
         out["legal"] = [c.text() for c in legal]
         out["shapes"] = [to_builtins(x) for x in match.game.legal_shapes(match.state, viewer, legal)]
+        out["cautions"] = match.game.legal_cautions(match.state, viewer, legal)
     return out
 
 
@@ -147,8 +148,9 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
     state = view_json(svc, match, viewer)
     legal = state.pop("legal", [])
     shapes = state.pop("shapes", [])
+    cautions = state.pop("cautions", {})
     return s.OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events,
-                        state, legal, shapes)
+                        state, legal, shapes, cautions)
 
 
 # --- errors ----------------------------------------------------------------------------

@@ -84,6 +84,9 @@ class OutcomeOut(msgspec.Struct):
     #: the same commands verb by verb as shapes (`engine.shapes`): which of the seat's
     #: cards and how many, a number range, a choice, or the verb alone
     shapes: list[dict[str, Any]] = []
+    #: what to confirm before some of those commands (`Game.caution`): command text ->
+    #: {"text", "rule"}, judged from the seat's own view
+    cautions: dict[str, dict[str, str]] = {}
 
 
 class ReplayStep(msgspec.Struct):

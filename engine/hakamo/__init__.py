@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kartludo.engine.hakamo import cautions as _cautions
 from kartludo.engine.base import Bot, Game, Result, ranks_from_scores
 from kartludo.engine.hakamo import commands, fold, rules, settle
 from kartludo.engine.hakamo import view as _view
@@ -46,6 +47,7 @@ class Hakamo(Game[HkState]):
     redact = staticmethod(_view.redact)
     render = staticmethod(_view.render)
     describe = staticmethod(_view.describe)
+    caution = staticmethod(_cautions.caution)
 
     def result(self, state: HkState) -> Result | None:
         if state.phase is not Phase.FINISHED:

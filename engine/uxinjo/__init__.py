@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kartludo.engine.uxinjo import cautions as _cautions
 from kartludo.engine.base import Bot, Game, Option, Result, ranks_from_scores
 from kartludo.engine.jx import JX_DECK
 from kartludo.engine.uxinjo import commands, fold, settle
@@ -62,6 +63,7 @@ class Uxinjo(Game[UxState]):
     redact = staticmethod(_view.redact)
     render = staticmethod(_view.render)
     describe = staticmethod(_view.describe)
+    caution = staticmethod(_cautions.caution)
 
     def result(self, state: UxState) -> Result | None:
         return _scored(state) if state.phase is Phase.FINISHED else None

@@ -118,6 +118,7 @@ def test_state_is_the_callers_view(client, store, dealt, td_token):
     # a seat's view also carries its legal commands (one request per turn)
     assert seat.pop("legal") == [c.text() for c in svc.legal(svc.load(mid), "bob")]
     match = svc.load(mid)
+    assert seat.pop("cautions") == match.game.legal_cautions(match.state, 1)
     assert seat.pop("shapes") == [msgspec.to_builtins(x) for x in match.game.legal_shapes(match.state, 1)]
     assert seat == svc.state_json(svc.load(mid), 1)
     assert "legal" not in td and "legal" not in public

@@ -51,9 +51,11 @@ def match() -> None:
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A rules option (repeatable).")
 @click.option("--series", help="Add the match to this series.")
 @click.option("--command-id", help="Idempotency key: a retried command with the same id is applied once.")
+@click.option("--auto-deal", is_flag=True, help="Start the next deal by itself when one ends (recorded as "
+              "dealt by the table; the first deal is still `match deal`). Matches created over HTTP do by default.")
 @pass_env(writes=True)
 def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str, ...], series: str | None,
-        command_id: str | None) -> None:
+        command_id: str | None, auto_deal: bool) -> None:
     """Create a match of GAME and print only its id.
 
     In a series (--series) the seats follow the series' rotation: the markers pass
@@ -72,7 +74,7 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
     names = [p.strip() for p in players.split(",") if p.strip()]
     svc = service(env)
     match_id = svc.create(game, names or None, seed=seed, options=parsed, series=series, command_id=command_id,
-                          actor="cli")
+                          actor="cli", auto_deal=auto_deal)
     click.echo(match_id)
 
 
@@ -86,8 +88,8 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
 def deal(env: Env, match_id: str, deck: str | None, actor: str, command_id: str | None) -> None:
     """Start the next deal of MATCH.
 
-    Nothing is ever dealt automatically, so a physical deal can always be entered
-    with --deck. Every deal commits to its deck (see `match check`).
+    Nothing is dealt automatically unless the match was created with --auto-deal
+    (the default over HTTP), so a physical deal can always be entered with --deck. Every deal commits to its deck (see `match check`).
 
     \b
     Example:
@@ -231,9 +233,15 @@ def act(env: Env, match_id: str, player: str, command_id: str | None, verb: str,
     svc = service(env)
     mid = svc.resolve(match_id)
     m = svc.load(mid, refresh=False)
+    from kartludo.app.autodeal import deal_if_due
+
     outcome = svc.act(mid, player, verb, args, command_id=command_id)
     for line in describe_outcome(m, outcome, m.seat_of(player)):
         click.echo(line)
+    dealt = deal_if_due(svc, mid)  # a match created with --auto-deal moves on by itself
+    if dealt is not None:
+        for line in describe_outcome(m, dealt, m.seat_of(player)):
+            click.echo(line)
 
 
 @click.command()

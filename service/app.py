@@ -26,6 +26,7 @@ from litestar.params import FromQuery, JSONBody, Parameter
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
+from kartludo.app import autodeal
 from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, TooMuchContention, UnknownMatch, UnknownPlayer
 from kartludo.app.matches import Match, MatchService, Outcome, describe, fold_records, list_matches, step
 from kartludo.app.tokens import Principal, TokenIndex, reissue_seat_tokens, seat_tokens_stream, token_events
@@ -35,6 +36,7 @@ from kartludo.events.base import to_builtins
 from kartludo.events.match import MatchCreated
 from kartludo.service import games, hypotheticals
 from kartludo.service import schemas as s
+from kartludo.service import table
 from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of
 from kartludo.service.limits import Limits, json_depth
 from kartludo.service.live import LiveHub, StreamSlots
@@ -261,7 +263,7 @@ def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch])
 
     match_id, duplicate = svc.create_once(data.game, data.players, seed=data.seed, options=data.options,
                                           series=data.series, actor=actor, command_id=data.command_id,
-                                          caller=_caller_scope(td), also=seat_tokens)
+                                          caller=_caller_scope(td), also=seat_tokens, auto_deal=data.auto_deal)
     with sv.locked(match_id):
         players = svc.load(match_id).players
     if duplicate:
@@ -331,7 +333,10 @@ def submit_command(request: Request[Any, Any, Any], match_id: MatchId, data: JSO
     with sv.locked(mid):
         match = svc.load(mid, refresh=False)
         outcome = svc.act(mid, match.players[seat], data.verb, data.args, command_id=data.command_id)
+        dealt = autodeal.deal_if_due(svc, mid)
         out = outcome_out(svc, svc.load(mid, refresh=False), outcome, seat)
+        if dealt is not None:
+            out.dealt = True
     sv.live.notify()
     return out
 
@@ -610,7 +615,7 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
     app = Litestar(
         route_handlers=[create_match, get_matches, get_match, get_state, start_deal, submit_command, get_legal,
                         get_events, get_replay, stream, get_me, get_standings, get_series, get_audit, get_ruling,
-                        appeal_ruling, decide_ruling, games.get_games, *pages.ROUTES, *hypotheticals.ROUTES],
+                        appeal_ruling, decide_ruling, games.get_games, *table.ROUTES, *pages.ROUTES, *hypotheticals.ROUTES],
         on_startup=[startup],
         on_shutdown=[shutdown],
         exception_handlers={

@@ -29,6 +29,8 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
     series: Name | None = None
     #: idempotency key: a retried creation with the same id returns the same match
     command_id: CommandId | None = None
+    #: start the next deal by itself when one ends (the first deal is the TD's)
+    auto_deal: bool = True
 
 
 class CreatedMatch(msgspec.Struct):
@@ -87,6 +89,9 @@ class OutcomeOut(msgspec.Struct):
     #: what to confirm before some of those commands (`Game.caution`): command text ->
     #: {"text", "rule"}, judged from the seat's own view
     cautions: dict[str, dict[str, str]] = {}
+    #: the command ended a deal of an `auto_deal` match and the table dealt the next
+    #: (`state`, `legal` and `shapes` are after that deal)
+    dealt: bool = False
 
 
 class ReplayStep(msgspec.Struct):

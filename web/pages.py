@@ -75,6 +75,12 @@ def table_page(match_id: ID) -> Response[str]:
     return shell(f"Table {match_id}", "table", match=match_id)
 
 
+@get("/ui/td/{match_id:str}", include_in_schema=False, sync_to_thread=False)
+def td_page(match_id: ID) -> Response[str]:
+    """A match's TD page (TD token): Deal next, every hand, the rulings."""
+    return shell(f"TD {match_id}", "td", match=match_id)
+
+
 @get("/ui/audit", include_in_schema=False, sync_to_thread=False)
 def audit_list_page() -> Response[str]:
     return shell("Rulings", "audit")
@@ -143,7 +149,7 @@ def _printable_path(request: Request) -> None:
         raise NotFoundException("no such static file (its path holds a control character)")
 
 
-ROUTES = [root, match_list_page, replay_page, table_page, audit_list_page, ruling_page, standings_page, series_page,
+ROUTES = [root, match_list_page, replay_page, table_page, td_page, audit_list_page, ruling_page, standings_page, series_page,
           cards_page, rules_index_page, rules_page,
           create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False,
                                      before_request=_printable_path)]

@@ -270,6 +270,9 @@ class Table:
         self.data = data
         if self.seed is not None:
             body["seed"] = self.seed
+        # a seeded match may deal by itself (the seeded shuffle keeps an example repeatable)
+        self.auto_deal = seed is not None and data.draw(st.booleans(), label="auto deal")
+        body["auto_deal"] = self.auto_deal
         self.series = None
         if in_series:
             self.series = create_series(store, game_name, self.players, 600, actor="td")
@@ -369,6 +372,15 @@ class Table:
         legal = self.get(reader, f"/matches/{mid}/legal")
         assert legal.status_code == (200 if reader.seat is not None else 401)
         leaks.check("legal", legal.json(), current=legal.json())
+        # a seat's moves (shapes and cautions): its own cards only; nobody else may ask
+        moves = self.get(reader, f"/matches/{mid}/moves")
+        assert moves.status_code == (200 if reader.seat is not None else 401)
+        leaks.check("moves", moves.json(), current=moves.json())
+        if reader.seat is not None:
+            assert moves.json()["legal"] == legal.json()
+        table = self.get(reader, f"/matches/{mid}/table")  # the TD's table facts
+        assert table.status_code == (403 if reader.seat is not None else 401)
+        leaks.check("td table", table.json(), current=table.json())
         # the live stream: every message it has pushed so far
         reader.stream.wait_for(events[-1]["position"])
         live = [m["data"] for m in reader.stream.messages]
@@ -447,6 +459,15 @@ class Table:
         r = self.http.post(f"/matches/{self.mid}/deals", json=body, headers=bearer(self.td))
         assert r.status_code == 201, r.text
         self.deal_start = r.json()["positions"][0]
+        for reader in self.readers:
+            reader.seen = set()
+
+    def dealt_by_table(self) -> None:
+        """The table started the next deal by itself (an ``auto_deal`` match)."""
+        records = self.records()
+        started = [r for r in records if r.type == "match.deal-started"]
+        assert started and started[-1].actor == "table", "an automatic deal is recorded as the table's"
+        self.deal_start = started[-1].position
         for reader in self.readers:
             reader.seen = set()
 
@@ -540,7 +561,7 @@ def play_and_check(table: Table, data, *, deals: int, last_deal_steps: int, max_
     while True:
         match = table.match()
         if match.status == "finished" or in_deal == max_deal_steps or (
-                started == deals and in_deal == last_deal_steps):
+                started >= deals and in_deal == last_deal_steps):
             break
         if game.can_deal(match.state):
             if started == deals:
@@ -561,6 +582,11 @@ def play_and_check(table: Table, data, *, deals: int, last_deal_steps: int, max_
         r = table.http.post(f"/matches/{table.mid}/commands", json={"verb": verb, "args": args},
                             headers=bearer(reader.token))
         assert r.status_code == 201, r.text
+        if r.json()["dealt"]:
+            assert table.auto_deal
+            table.dealt_by_table()
+            started += 1
+            in_deal = 0
         table.check_all()
     # every deal's replay, in every view, once more at the end (and the seed public once the match has ended)
     table.check_all(every_deal=True)

@@ -190,7 +190,8 @@ export function tableShell(state, { title, game, dealText = null, subtitle = [],
   const centreBox = el("section", { class: "t-centre", "aria-label": "Table centre" }, ...centre);
   grid.append(centreBox);
   order.forEach((player, i) => {
-    const panel = seatPanel(state, player, opts, { smallHand: i !== 0, ...seat(player, i) });
+    // every seat's cards the same size (a live table's own hand is also docked, full size)
+    const panel = seatPanel(state, player, opts, { smallHand: !!opts.smallHands, ...seat(player, i) });
     panel.classList.add(`t-pos-${positions[i] || "bottom"}`);
     grid.append(panel);
   });

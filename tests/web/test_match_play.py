@@ -1,0 +1,196 @@
+"""Whole deals in headless Chromium, by clicks only: one browser context per seat (the
+first seat on a 360 px phone), the first deal started from the TD page, every move
+made on the acting seat's page (cards selected in the hand then confirmed, bids typed
+in the number field, cautions confirmed), the deal played to its settlement, then the
+next deal starting by itself. At every step no page shows more than 60 command
+controls, and on the phone the own hand and the moves are inside the first screen.
+
+The moves are chosen by the game's heuristic bot from the TD's state (a Laugavatnsmanni
+exchange is forced to 3 chosen cards, a Hakamo auction to typed bids); the page must
+offer each one.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kartludo.app.matches import MatchService
+from kartludo.engine.base import Command
+
+PLAYERS = {
+    "uxinjo": ["ann", "bob", "cy"],
+    "hakamo": ["ann", "bob", "cy", "dee"],
+    "laugavatnsmanni": ["ann", "bob", "cy"],
+    "svoi-kozyri": ["ann", "bob", "cy"],
+}
+SEEDS = {"uxinjo": 3, "hakamo": 5, "laugavatnsmanni": 7, "svoi-kozyri": 2}
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 900}
+MAX_CONTROLS = 60
+CONTROLS = "#dock button, #dock input, #dock select"
+
+
+def open_page(browser, url: str, viewport: dict, errors: list[str]):
+    context = browser.new_context(viewport=viewport)
+    pg = context.new_page()
+    pg.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    pg.on("console", lambda msg: errors.append(f"console {msg.type}: {msg.text}")
+          if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
+    pg.goto(url)
+    return context, pg
+
+
+def in_first_screen(pg, selector: str) -> bool:
+    """The element's box lies inside the viewport (as the page is scrolled now)."""
+    return pg.evaluate("""(sel) => {
+        const r = document.querySelector(sel).getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
+    }""", selector)
+
+
+class Play:
+    """The acting seat's page makes the move ``command`` by clicks."""
+
+    def __init__(self, site, mid: str, pages: dict) -> None:
+        self.site, self.mid, self.pages = site, mid, pages
+        self.typed_bids = 0
+        self.exchanged: list[str] | None = None
+        self.cautions = 0
+
+    def version(self) -> int:
+        return self.site.api("GET", f"/matches/{self.mid}/state", self.site.td_token)["version"]
+
+    def ready(self, pg, version: int) -> None:
+        pg.wait_for_selector(f"#dock[data-version='{version}']")
+
+    def move(self, player: str, command: Command, shapes: list[dict], cautions: dict) -> None:
+        pg = self.pages[player]
+        verb, words = command.verb(), command.args()
+        shape = next(s for s in shapes if s["verb"] == verb)
+        count = pg.eval_on_selector_all(CONTROLS, "es => es.length")
+        assert count <= MAX_CONTROLS, (player, count)
+        text = command.text()
+        if shape["kind"] == "plain":
+            pg.click(f"#legal button[data-command='{verb}']")
+        elif shape["kind"] == "choice":
+            pg.click(f"#legal button[data-command='{text}']")
+        elif shape["kind"] == "number":
+            pg.fill(f"#amount-{verb}", words[0])
+            button = pg.locator(f"form.number-move[data-verb='{verb}'] button")
+            assert button.get_attribute("data-command") == text
+            button.click()
+            self.typed_bids += verb == "bid"
+        else:
+            cards = [w.partition(":")[0] for w in words]
+            for code in cards:
+                pg.locator(f"#dock .dock-hand [data-card='{code}'][aria-pressed='false']").first.click()
+            for i, word in enumerate(words):
+                if ":" in word:
+                    pg.select_option(f"#dock select[data-side='{i}']", word.partition(":")[2])
+            button = pg.locator(f"#legal .cards-move[data-verb='{verb}'] button")
+            assert button.get_attribute("data-command") == text, (button.get_attribute("data-command"), text)
+            if len(cards) > 1:
+                assert f"{len(cards)} cards" in button.inner_text() or verb == "lay"
+            button.click()
+        if text in cautions:
+            pg.wait_for_selector("#dock [data-confirm]")
+            assert cautions[text]["text"] in pg.inner_text("#dock .caution")
+            pg.click("#dock [data-confirm]")
+            self.cautions += 1
+
+
+def choose(game, state, seat: int, legal: list[Command], rng: random.Random, play: Play, hand: list[str]) -> Command:
+    """The heuristic bot's move, but a Laugavatnsmanni exchange of 3 chosen cards and
+    typed Hakamo bids (the first bidder bids two over the minimum, the others pass)."""
+    verbs = {c.verb() for c in legal}
+    if game.name == "laugavatnsmanni" and "exchange" in verbs:
+        chosen = [hand[1], hand[4], hand[6]]
+        play.exchanged = chosen
+        return game.parse_command(seat, "exchange", chosen)
+    if game.name == "hakamo" and game.phase(state) == "auction":
+        bids = sorted((c for c in legal if c.verb() == "bid"), key=lambda c: c.amount)
+        if bids and not play.typed_bids:
+            return bids[min(2, len(bids) - 1)]
+        return next(c for c in legal if c.verb() == "pass")
+    return game.bots()["heuristic"].choose(game, state, seat, legal, rng)
+
+
+@pytest.mark.parametrize("game_name", list(PLAYERS))
+def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browser, shots, game_name):
+    players = PLAYERS[game_name]
+    created = site.api("POST", "/matches", site.td_token,
+                       json={"game": game_name, "players": players, "seed": SEEDS[game_name]})
+    mid, tokens = created["match"], created["tokens"]
+    errors: list[str] = []
+    contexts = []
+    try:
+        # the TD deals the first deal from the TD page
+        ctx, td = open_page(browser, f"{site.url}/ui/td/{mid}#token={site.td_token}", DESKTOP, errors)
+        contexts.append(ctx)
+        td.wait_for_selector("#deal-next:not([disabled])")
+        assert "deals by itself" in td.inner_text("#auto-deal")
+        td.click("#deal-next")
+        td.wait_for_function("document.getElementById('status').textContent.startsWith('Deal 1')")
+        pages = {}
+        for i, p in enumerate(players):
+            ctx, pg = open_page(browser, f"{site.url}/ui/table/{mid}#token={tokens[p]}", PHONE if i == 0 else DESKTOP,
+                                errors)
+            contexts.append(ctx)
+            pg.wait_for_selector("#table section")
+            pages[p] = pg
+        play = Play(site, mid, pages)
+        svc = MatchService(site.store)
+        rng = random.Random(SEEDS[game_name])
+        phone_checked = False
+        shot_taken = set()
+        for _ in range(1500):
+            match = svc.load(mid)
+            game, state = match.game, match.state
+            if game.deal_number(state) > 1 or game.can_deal(state):
+                break
+            seat = game.to_act(state)[0]
+            player = players[seat]
+            version = match.version
+            pg = pages[player]
+            play.ready(pg, version)
+            moves = site.api("GET", f"/matches/{mid}/moves", tokens[player])
+            if player == players[0] and not phone_checked:
+                assert in_first_screen(pg, "#dock .dock-hand") and in_first_screen(pg, "#legal"), \
+                    "on a phone the own hand and the moves are in the first screen"
+                phone_checked = True
+            phase = game.phase(state)
+            if phase not in shot_taken:  # each phase once, as the acting seat sees it
+                shot_taken.add(phase)
+                pg.screenshot(path=shots / f"{game_name}-{phase}-{player}.png")
+            legal = game.legal_commands(state, seat)
+            command = choose(game, state, seat, legal, rng, play, game.hand_of(state, seat))
+            assert command in legal
+            play.move(player, command, moves["shapes"], moves["cautions"])
+            pg.wait_for_function(f"Number(document.getElementById('dock').dataset.version) > {version}")
+        else:
+            pytest.fail("the deal did not end")
+        # the deal was settled by the clicks, and the table dealt the next one by itself
+        match = svc.load(mid)
+        assert match.game.deal_number(match.state) == 2, "the next deal started by itself"
+        records = svc.records(mid)
+        deals = [r for r in records if r.type == "match.deal-started"]
+        assert [r.actor for r in deals] == ["td", "table"]
+        assert play.typed_bids or game_name != "hakamo"
+        if game_name == "laugavatnsmanni":
+            assert play.exchanged and len(play.exchanged) == 3
+            assert any(r.type == "laugavatnsmanni.exchange" and sorted(r.event.discards) == sorted(play.exchanged)
+                       for r in records)
+        # every seat's page follows into deal 2 by itself
+        for p, pg in pages.items():
+            pg.wait_for_function("document.getElementById('status').textContent.startsWith('Deal 2')")
+            assert pg.eval_on_selector_all(CONTROLS, "es => es.length") <= MAX_CONTROLS
+        pages[players[0]].screenshot(path=shots / f"{game_name}-deal-2-phone.png")
+        pages[players[1]].screenshot(path=shots / f"{game_name}-deal-2-desktop.png", full_page=True)
+        td.wait_for_function("document.getElementById('status').textContent.startsWith('Deal 2')")
+        td.screenshot(path=shots / f"{game_name}-td.png", full_page=True)
+    finally:
+        for ctx in contexts:
+            ctx.close()
+    assert not errors, "\n".join(errors)

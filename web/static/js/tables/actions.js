@@ -1,0 +1,176 @@
+// A seat's moves, built from the legal shapes the API sends (engine/shapes.py): the
+// player selects cards in the own hand (tap to select, tap again to drop) and confirms
+// with one button per verb the selection makes legal ("Exchange 3 cards"); a bid is a
+// number field limited to the legal range; a verb alone or a choice of a few words is
+// a button each. Never the full list of commands (an exchange would be thousands).
+import { cardElement, cardName, el } from "./common.js";
+
+/** At most this many command controls on a page (cards to select included). */
+export const MAX_CONTROLS = 60;
+
+const LABELS = {
+  draw: "Draw", take: "Take the discard", munt: "Munt", pass: "Pass", levu: "Levu", keep: "Keep",
+  exchange: "Exchange", solo: "Solo", recruit: "Recruit", resign: "Resign", pickup: "Pick up", yield: "Yield",
+  play: "Play", discard: "Discard", eltiri: "Eltiri", lay: "Lay", bid: "Bid", contract: "Contract",
+  great: "Great", hold: "Hold", declare: "Declare",
+};
+
+export function verbLabel(verb) {
+  return LABELS[verb] || verb.charAt(0).toUpperCase() + verb.slice(1);
+}
+
+function plural(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Whether the selected cards (codes, in selection order) fit a cards shape. */
+function fits(shape, picked) {
+  if (picked.length < shape.count_min || picked.length > shape.count_max) return false;
+  const pool = [...shape.cards];
+  for (const code of picked) {
+    const i = pool.indexOf(code);
+    if (i < 0) return false;
+    pool.splice(i, 1);
+  }
+  return true;
+}
+
+/** The words of a cards shape's command for the selection (sides from the selects). */
+function cardWords(shape, picked, sides) {
+  const cards = shape.ordered ? picked : [...picked];
+  if (!Object.keys(shape.sides || {}).length) return cards;
+  return cards.map((c, i) => `${c}:${sides[i] || (shape.sides[c] || ["down"])[0]}`);
+}
+
+/** What the button of a cards shape says for the selection. */
+function cardsLabel(shape, picked) {
+  const verb = verbLabel(shape.verb);
+  if (shape.count_max === 1 && picked.length === 1) return `${verb} ${cardName(picked[0])}`;
+  if (shape.count_max === 1) return `${verb}: select a card`;
+  if (!fits(shape, picked)) {
+    const range = shape.count_min === shape.count_max ? `${shape.count_min}` : `${shape.count_min}–${shape.count_max}`;
+    return `${verb}: select ${range} cards`;
+  }
+  if (picked.length === 0) return `${verb} no cards`;
+  return `${verb} ${plural(picked.length, "card")}`;
+}
+
+/** Can this hand card be selected now (some cards shape offers it)? */
+export function selectable(shapes, code) {
+  return shapes.some((s) => s.kind === "cards" && s.cards.includes(code));
+}
+
+/** The most cards any shape takes (1: a new selection replaces the old). */
+export function selectionLimit(shapes) {
+  return Math.max(0, ...shapes.filter((s) => s.kind === "cards").map((s) => s.count_max));
+}
+
+/** One seat label per player ("Su") for a Hakamo declare choice: "bob (Su)". */
+function choiceLabel(shape, word, state) {
+  const seats = state.seats || {};
+  const player = Object.keys(seats).find((p) => String(seats[p]).toLowerCase() === word.toLowerCase());
+  if (player) return `${verbLabel(shape.verb)} ${player} (${seats[player]})`;
+  return `${verbLabel(shape.verb)} ${word}`;
+}
+
+/**
+ * The own hand with selectable cards: {node, count} (count = controls drawn).
+ * ``picked`` holds indices into ``hand``; ``toggle(i)`` selects or drops card i.
+ */
+export function handRow(hand, shapes, picked, toggle, player) {
+  const row = el("div", { class: "t-cards dock-hand", role: "group", "aria-label": `Your hand (${player}): ${plural(hand.length, "card")}` });
+  let count = 0;
+  hand.forEach((code, i) => {
+    const can = selectable(shapes, code);
+    const on = picked.includes(i);
+    const action = can ? { label: `${cardName(code)}${on ? " (selected)" : ""}`, onClick: () => toggle(i) } : null;
+    const node = cardElement(code, { action });
+    if (can) {
+      count += 1;
+      node.classList.add("selectable");
+      node.setAttribute("aria-pressed", on ? "true" : "false");
+      if (on) node.classList.add("selected");
+    }
+    row.append(node);
+  });
+  if (!hand.length) row.append(el("span", { class: "t-muted" }, "no cards"));
+  if (count && count < hand.length) row.classList.add("some-selectable");
+  return { node: row, count };
+}
+
+/**
+ * The controls of every shape: {node, count}. ``submit(text)`` sends a command;
+ * ``picked`` are the selected codes in selection order; ``budget`` the controls left.
+ */
+export function controls(shapes, { state, picked, submit, budget = MAX_CONTROLS, sides = [], onSide = () => {} }) {
+  const box = el("div", { class: "legal", id: "legal", role: "group", "aria-label": "Your moves" });
+  let count = 0;
+  const add = (node, n = 1) => {
+    box.append(node);
+    count += n;
+  };
+  for (const shape of shapes) {
+    if (shape.kind === "plain") {
+      add(el("button", { type: "button", class: "move", "data-command": shape.verb, onclick: () => submit(shape.verb) },
+        verbLabel(shape.verb)));
+    } else if (shape.kind === "number") {
+      const input = el("input", { type: "number", min: shape.min, max: shape.max, step: 1, value: shape.min,
+        inputmode: "numeric", id: `amount-${shape.verb}`, "aria-label": `${verbLabel(shape.verb)} (${shape.min} to ${shape.max})` });
+      const button = el("button", { type: "submit", class: "move primary", "data-command": `${shape.verb} ${shape.min}` },
+        `${verbLabel(shape.verb)} ${shape.min}`);
+      const sync = () => {
+        const n = Number(input.value);
+        const ok = Number.isInteger(n) && n >= shape.min && n <= shape.max;
+        button.disabled = !ok;
+        button.dataset.command = ok ? `${shape.verb} ${n}` : "";
+        button.textContent = ok ? `${verbLabel(shape.verb)} ${n}` : `${verbLabel(shape.verb)}: ${shape.min}–${shape.max}`;
+      };
+      input.addEventListener("input", sync);
+      add(el("form", { class: "number-move", "data-verb": shape.verb, onsubmit: (e) => {
+        e.preventDefault();
+        sync();
+        if (!button.disabled) submit(button.dataset.command);
+      } }, el("label", { for: input.id }, `${verbLabel(shape.verb)} `, input),
+      el("span", { class: "muted range" }, ` ${shape.min}–${shape.max} `), button), 2);
+    } else if (shape.kind === "choice") {
+      for (const word of shape.choices) {
+        add(el("button", { type: "button", class: "move", "data-command": `${shape.verb} ${word}`,
+          onclick: () => submit(`${shape.verb} ${word}`) }, choiceLabel(shape, word, state)));
+      }
+    } else if (shape.kind === "cards") {
+      const ok = fits(shape, picked);
+      const words = ok ? cardWords(shape, picked, sides) : [];
+      const text = [shape.verb, ...words].join(" ");
+      const group = el("span", { class: "cards-move", "data-verb": shape.verb });
+      if (ok && Object.keys(shape.sides || {}).length) {
+        picked.forEach((code, i) => {
+          const allowed = shape.sides[code] || [];
+          const select = el("select", { "aria-label": `${cardName(code)}: face up or down`, "data-side": String(i),
+            onchange: (e) => onSide(i, e.target.value) },
+          ...allowed.map((s) => el("option", { value: s, selected: (sides[i] || allowed[0]) === s }, `${code} face ${s}`)));
+          group.append(el("label", {}, i === 0 ? "upper " : "lower ", select));
+          count += 1;
+        });
+      }
+      group.append(el("button", { type: "button", class: `move${ok ? " primary" : ""}`, disabled: !ok,
+        "data-verb": shape.verb, "data-command": ok ? text : null, onclick: () => submit(text) },
+      cardsLabel(shape, picked)));
+      if (!picked.length && shape.count_max > 1) {
+        const hint = shape.count_min === 0 ? `or select up to ${shape.count_max} cards in your hand`
+          : shape.ordered ? `select ${shape.count_max} cards in your hand, in order (the first is the upper)`
+            : `select ${shape.count_min}–${shape.count_max} cards in your hand`;
+        group.append(el("span", { class: "muted hint" }, hint));
+      }
+      add(group);
+    } else {
+      for (const text of shape.commands) {
+        if (count >= budget) {
+          box.append(el("span", { class: "muted" }, "… more moves than fit here: use the command line"));
+          break;
+        }
+        add(el("button", { type: "button", class: "move", "data-command": text, onclick: () => submit(text) }, text));
+      }
+    }
+  }
+  return { node: box, count };
+}

@@ -185,18 +185,25 @@ def test_live_table_plays_by_clicking_and_hides_other_hands(site, page, shots):
     no_foreign_faces()
     before = len(site.api("GET", f"/matches/{mid}/state", tokens[me])["hands"][me])
     page.click("#legal button[data-command='draw']")
-    page.wait_for_function(f"document.querySelectorAll('#table button.card.playable').length > 0")
+    page.wait_for_function("document.querySelectorAll('#dock .dock-hand button.card.selectable').length > 0")
     mine = site.api("GET", f"/matches/{mid}/state", tokens[me])
     assert len(mine["hands"][me]) == before + 1
     page.screenshot(path=shots / "table-after-draw.png", full_page=True)
-    # discard by clicking a card: the keyboard works too (focus + Enter)
-    card = page.locator("#table button.card.playable").first
+    # discard: select a card (the keyboard works too: focus + Enter), then confirm
+    card = page.locator("#dock .dock-hand button.card.selectable").first
     code = card.get_attribute("data-card")
-    label = card.get_attribute("aria-label")
-    assert label == f"discard {code}"
+    assert card.get_attribute("aria-pressed") == "false"
     card.focus()
     page.keyboard.press("Enter")
-    page.wait_for_function(f"!document.querySelector('#legal button[data-command=\"discard {code}\"]')")
+    page.wait_for_selector(f"#dock .dock-hand [data-card='{code}'][aria-pressed='true']")
+    confirm = page.locator("#legal .cards-move[data-verb='discard'] button")
+    assert confirm.get_attribute("data-command") == f"discard {code}" and "Discard" in confirm.inner_text()
+    # tap again to drop the card: nothing to confirm then
+    page.locator(f"#dock .dock-hand [data-card='{code}'][aria-pressed='true']").click()
+    page.wait_for_selector("#legal .cards-move[data-verb='discard'] button[disabled]")
+    page.locator(f"#dock .dock-hand [data-card='{code}']").first.click()
+    page.click(f"#legal button[data-command='discard {code}']")
+    page.wait_for_function("!document.querySelector('#legal .cards-move[data-verb=\"discard\"]')")
     events = site.api("GET", f"/matches/{mid}/events", tokens[me])
     discards = [e for e in events if e["type"] == "uxinjo.discarded"]
     assert discards[-1]["payload"]["card"] == code and discards[-1]["actor"] == me
@@ -371,20 +378,24 @@ def test_live_table_of_every_game_plays_and_shows_only_the_seats_cards(site, pag
         assert hidden and not [c for c in hidden if f'data-card="{c}"' in dom]
 
     page.goto(f"{site.url}/ui/table/{mid}#token={tokens[me]}")
-    page.wait_for_selector("#legal button[data-command]")
+    page.wait_for_selector("#legal .move")
     mine = site.api("GET", f"/matches/{mid}/state", tokens[me])
     check(mine)
     page.screenshot(path=shots / f"{game}-table.png", full_page=True)
-    # play: a playable card if there is one (a click on the card), else the first command button
-    playable = page.locator("#table button.card.playable")
-    if playable.count() and not playable.first.get_attribute("aria-label").endswith("possible commands"):
-        playable.first.click()
+    # play: select a card and confirm if a move takes one card, else the first command button
+    selectable = page.locator("#dock .dock-hand button.card.selectable")
+    single = page.locator("#legal .cards-move button")
+    if selectable.count() and single.count() == 1 and "select a card" in single.inner_text():
+        selectable.first.click()
+        page.locator("#legal .cards-move button:not([disabled])").click()
     else:
-        page.locator("#legal button[data-command]").first.click()
+        page.locator("#legal [data-command]:not([disabled])").first.click()
     page.wait_for_function(f"document.querySelectorAll('#feed li').length > {mine['version']}")
     after = site.api("GET", f"/matches/{mid}/state", tokens[me])
     assert after["version"] > mine["version"]
-    page.wait_for_function(f"document.getElementById('status').textContent.includes('{after['phase']}')")
+    page.wait_for_function(f"Number(document.getElementById('dock').dataset.version) >= {after['version']}")
+    assert after["phase"] not in ("waiting_deal",) or "waiting" in page.inner_text("#status")
+    assert "_" not in page.inner_text("#status"), "the status line says the phase in words"
     check(after)
 
 

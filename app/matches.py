@@ -167,7 +167,6 @@ class MatchService:
         caller: str = LOCAL_CALLER,
         match_id: str | None = None,
         also: Any = None,
-        auto_deal: bool = False,
     ) -> tuple[str, bool]:
         """Create a match; returns its id and whether ``command_id`` had already created it.
 
@@ -198,7 +197,7 @@ class MatchService:
             check_players(game, players)
             game.check_setup(players, resolved)
             created = MatchCreated(game=game.name, ruleset=game.ruleset, players=players, seed=seed, lot=lot,
-                                   options=resolved, auto_deal=auto_deal)
+                                   options=resolved)
             extra = also(match_id, players) if also is not None else []
             return match_id, self._append_creation([(stream_of(match_id), [created], 0), *extra], match_id,
                                                    command_id, actor, key, request)
@@ -209,7 +208,7 @@ class MatchService:
         seats = check_can_add(info, game.name, list(players) if players else None, self.store.clock())
         game.check_setup(seats, resolved)
         created = MatchCreated(game=game.name, ruleset=game.ruleset, players=seats, seed=seed, lot=lot, options=resolved,
-                               series=series, auto_deal=auto_deal)
+                               series=series)
         added = SeriesMatchAdded(match_id=match_id, players=seats)
         # one transaction: the series' version orders its matches (and so the seat rotation)
         extra = also(match_id, seats) if also is not None else []

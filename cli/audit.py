@@ -9,11 +9,19 @@ from kartludo.cli.listing import AUDIT_STATUSES
 from kartludo.cli.output import DOCUMENT, emit, output_options
 
 
+def _seat_label(game: str, seat: int) -> str:
+    """The seat as the web says it too: the game's seat label (Or, Su, …)."""
+    from kartludo.engine.registry import get_game
+
+    labels = get_game(game).seat_names
+    return labels[seat] if 0 <= seat < len(labels) else str(seat + 1)
+
+
 def _record_lines(r) -> list[str]:
     lines = [
         f"ruling {r.id}  ({r.status})",
         f"  match {r.match} · {r.game} · deal {r.deal} · event #{r.position} (v{r.version}) · {r.recorded_at}",
-        f"  player {r.player} (seat {r.seat}) · {r.type}",
+        f"  player {r.player} (seat {_seat_label(r.game, r.seat)}) · {r.type}",
         f"  rule: {r.rule}",
         "  facts: " + ", ".join(f"{k}={v}" for k, v in r.facts.items()),
         "  effect: " + ", ".join(f"{k}={v}" for k, v in r.effect.items()),

@@ -73,8 +73,10 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
         parsed[key.strip()] = value.strip()
     names = [p.strip() for p in players.split(",") if p.strip()]
     svc = service(env)
+    from kartludo.app.autodeal import setting
+
     match_id = svc.create(game, names or None, seed=seed, options=parsed, series=series, command_id=command_id,
-                          actor="cli", auto_deal=auto_deal)
+                          actor="cli", also=setting(True) if auto_deal else None)
     click.echo(match_id)
 
 
@@ -265,7 +267,7 @@ def state(env: Env, match_id: str, player: str | None, all_hands: bool, fmt: str
     if fmt == "json":
         echo_json(svc.state_json(m, viewer))
     else:
-        click.echo(f"match {m.id} · {m.game.title} · {m.status} · deal {m.game.deal_number(m.state)}")
+        click.echo(f"match {m.id} · {m.game.title} · {m.status.replace('_', ' ')} · deal {m.game.deal_number(m.state)}")
         click.echo(m.game.render(m.state, viewer))
 
 

@@ -81,13 +81,14 @@ def _cards_shape(verb: str, cls: type[Command], group: list[Command], hand: Sequ
         lo, hi = min(sizes), max(sizes)
         text = f"{verb}: {_count_text(lo, hi)} of your cards"
         return Shape(verb=verb, kind="cards", text=text, cards=pool, count_min=lo, count_max=hi)
-    if args and all(isinstance(a, Card) and not a.many for a in args):
-        fields = [a.field for a in args]
+    singles = [a for a in args if isinstance(a, Card) and not a.many]
+    if args and len(singles) == len(args):
+        fields = [a.field for a in singles]
         used: Counter[str] = Counter()
         sides: dict[str, set[str]] = {}
         for cmd in group:
-            named = Counter(getattr(cmd, f) for f in fields)
-            used = used | named
+            named: Counter[str] = Counter(getattr(cmd, f) for f in fields)
+            used |= named
             for a in args:
                 if isinstance(a, Sided):
                     card = getattr(cmd, a.field)

@@ -32,9 +32,6 @@ class MatchCreated(Event, frozen=True, kw_only=True, tag="match.created"):
     #: the rules draw what they choose at random before any deal (Svoi Kozyri's first
     #: dealer). Public: it decides nothing hidden. None with a seed (the seed decides).
     lot: int | None = None
-    #: the service starts the next deal by itself when one ends (``app.autodeal``); an
-    #: older stored event decodes as False, so the schema version stays 1
-    auto_deal: bool = False
 
 
 #: ``DealStarted.shuffle`` of a deck shuffled by the operating system's CSPRNG

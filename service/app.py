@@ -263,7 +263,8 @@ def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch])
 
     match_id, duplicate = svc.create_once(data.game, data.players, seed=data.seed, options=data.options,
                                           series=data.series, actor=actor, command_id=data.command_id,
-                                          caller=_caller_scope(td), also=seat_tokens, auto_deal=data.auto_deal)
+                                          caller=_caller_scope(td),
+                                          also=autodeal.both(seat_tokens, autodeal.setting(data.auto_deal)))
     with sv.locked(match_id):
         players = svc.load(match_id).players
     if duplicate:

@@ -59,7 +59,8 @@ def get_table(request: Request[Any, Any, Any], match_id: MatchId) -> dict[str, A
         match = sv.svc.load(mid)
         game = match.game
         return {"match": mid, "status": match.status, "deal": game.deal_number(match.state),
-                "can_deal": not match.closed and game.can_deal(match.state), "auto_deal": match.created.auto_deal,
+                "can_deal": not match.closed and game.can_deal(match.state),
+                "auto_deal": autodeal.auto_deal(sv.store, mid),
                 "deal_due": autodeal.due(sv.svc, mid), "closed": match.closed}
 
 

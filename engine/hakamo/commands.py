@@ -33,7 +33,7 @@ from kartludo.engine.hakamo.rules import (
     R_SHARE,
     R_SHARE_TURN,
     R_TURN,
-    label,
+    who,
     lead_colour,
     next_dealer,
     to_act,
@@ -165,8 +165,8 @@ def check(state: HkState, cmd: Command) -> list[Event]:
             if seat == state.deklaristo:
                 raise IllegalCommand("the Deklaristo does not bid for Kunulo", R_SHARE_TURN)
             raise IllegalCommand("you passed, and a pass is final", R_PASS_FINAL if phase is Phase.AUCTION else R_SHARE_TURN)
-        whose = label(acting[0]) if acting else "nobody"
-        raise IllegalCommand(f"it is {whose}'s turn ({_WHAT[phase]}), not {label(seat)}'s", rule)
+        whose = who(state, acting[0]) if acting else "nobody"
+        raise IllegalCommand(f"it is {whose}'s turn ({_WHAT[phase]}), not {who(state, seat)}'s", rule)
     if not isinstance(cmd, allowed):
         raise IllegalCommand(f"{cmd.text()!r} is not possible now ({phase.value}): {verbs}", rule)
     return _CHECKS[phase](state, cmd)
@@ -182,7 +182,7 @@ def _check_auction(state: HkState, cmd: Command) -> list[Event]:
         raise IllegalCommand(f"a bid is at least {MIN_BID}, not {amount}", R_BID)
     if amount <= state.high:
         raise IllegalCommand(
-            f"{label(state.high_seat)} bid {state.high}: bid at least {state.high + 1} or pass", R_BID
+            f"{who(state, state.high_seat)} bid {state.high}: bid at least {state.high + 1} or pass", R_BID
         )
     if amount > MAX_BID:
         raise IllegalCommand(f"a bid is at most {MAX_BID}, not {amount} (the project's bound on bids)", R_MAX)
@@ -229,7 +229,7 @@ def _check_shares(state: HkState, cmd: Command) -> list[Event]:
         raise IllegalCommand(f"a share bid is at most half the contract {state.contract}: {top}, not {share}", R_SHARE)
     if state.share_low and share > state.share_low - 1:
         raise IllegalCommand(
-            f"{label(state.share_seat)} bid {state.share_low}: bid at most {state.share_low - 1} or pass", R_SHARE
+            f"{who(state, state.share_seat)} bid {state.share_low}: bid at most {state.share_low - 1} or pass", R_SHARE
         )
     return [ev.ShareBid(seat=cmd.seat, share=share)]
 

@@ -3,7 +3,7 @@ about a state that its commands, fold, scoring and views all ask."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from kartludo.engine.base import DealRules
 from kartludo.engine.hakamo import cards as hc
@@ -64,6 +64,16 @@ def label(seat: int | None) -> str:
     if seat is None:
         return "malhakama"
     return SEAT_LABELS[seat] if 0 <= seat < SEATS else str(seat)
+
+
+def who(state: Any, seat: int | None) -> str:
+    """A seat as people read it: the player's name first, the seat label beside it
+    ("ann (Or)"); None is malhakama (nobody)."""
+    if seat is None:
+        return "malhakama"
+    if not 0 <= seat < SEATS or seat >= len(state.players):
+        return str(seat)
+    return f"{state.players[seat]} ({label(seat)})"
 
 
 

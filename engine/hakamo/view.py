@@ -12,10 +12,11 @@ from typing import Any
 
 import msgspec
 
+from kartludo.engine.phases import phase_words
 from kartludo.engine.base import ALL, Viewer
 from kartludo.engine.hakamo import cards as hc
 from kartludo.engine.hakamo.fold import evolve
-from kartludo.engine.hakamo.rules import counts, label, lead_colour, next_dealer, to_act
+from kartludo.engine.hakamo.rules import counts, label, lead_colour, next_dealer, to_act, who
 from kartludo.engine.hakamo.state import DEALS, SEATS, HkState, Phase
 from kartludo.events import hakamo as ev
 from kartludo.events.base import Event
@@ -162,7 +163,9 @@ def _order_text(mode: str, trump: str | None, inversa: str) -> str:
 
 def describe(before: HkState, event: Event, viewer: Viewer) -> str:
     event = redact(before, event, viewer)
-    L = label
+
+    def L(seat: int | None) -> str:
+        return who(before, seat)
     if isinstance(event, DealStarted):
         again = " (redeal)" if before.redeal and event.dealer == before.dealer else ""
         return f"deal {event.deal}{again}: {L(event.dealer)} deals 9 cards each and 2 Kasxetoj face down"
@@ -210,7 +213,7 @@ def describe(before: HkState, event: Event, viewer: Viewer) -> str:
         card = next(p.card for p in event.plays if p.seat == event.winner)
         return f"{L(event.winner)} wins trick {event.trick} with {card} (+{event.points}){cancels}"
     if isinstance(event, ev.DealScored):
-        return _scored_text(event)
+        return _scored_text(before, event)
     if isinstance(event, ev.MatchEnded):
         return "match ends: " + ", ".join(f"{n} {v:+d}" for n, v in event.totals.items())
     return type(event).type_tag()
@@ -219,7 +222,7 @@ def describe(before: HkState, event: Event, viewer: Viewer) -> str:
 def _auction_end(before: HkState, event: Event) -> str:
     after = evolve(before, event)
     if after.phase is Phase.KASXETOJ:
-        return f"; {label(after.deklaristo)} is Deklaristo at {after.contract}"
+        return f"; {who(after, after.deklaristo)} is Deklaristo at {after.contract}"
     if after.phase is Phase.PASSED_OUT:
         return "; all four passed"
     return ""
@@ -228,22 +231,23 @@ def _auction_end(before: HkState, event: Event) -> str:
 def _share_end(before: HkState, event: Event) -> str:
     after = evolve(before, event)
     if after.phase is Phase.DECLARATION and after.kunulo >= 0:
-        return f"; {label(after.kunulo)} is Kunulo with a share of {after.share}"
+        return f"; {who(after, after.kunulo)} is Kunulo with a share of {after.share}"
     if after.phase is Phase.NO_KUNULO:
         return "; nobody will be Kunulo: solo or resign"
     return ""
 
 
-def _scored_text(e: ev.DealScored) -> str:
-    awards = ", ".join(f"{label(a.seat)} {a.points:+d}" for a in e.awards)
+def _scored_text(s: HkState, e: ev.DealScored) -> str:
+    names = s.players
+    awards = ", ".join(f"{names[a.seat]} {a.points:+d}" for a in e.awards)
     if e.resigned:
-        return f"deal {e.deal} scored: {label(e.deklaristo)} resigned at {e.contract}; {awards}"
-    counts_ = " ".join(f"{label(c.seat)} {c.count}" for c in e.counts)
-    hak = ", ".join(label(h) for h in e.hakamistos) or "none"
+        return f"deal {e.deal} scored: {who(s, e.deklaristo)} resigned at {e.contract}; {awards}"
+    counts_ = ", ".join(f"{names[c.seat]} {c.count}" for c in e.counts)
+    hak = ", ".join(who(s, h) for h in e.hakamistos) or "none"
     parts = [f"base {e.gv_base} ({e.gv_case})"] + [f"{k} +{v}" for k, v in e.bonuses.items()]
     result = "won" if e.won else "lost"
     return (
-        f"deal {e.deal} scored: counts {counts_}; Hakamisto {hak}; declared {label(e.target)}; "
+        f"deal {e.deal} scored: counts {counts_}; Hakamisto {hak}; declared {who(s, e.target)}; "
         f"GV {e.gv} = {' + '.join(parts)} vs contract {e.contract}: {result}; {awards}"
     )
 
@@ -252,7 +256,7 @@ def render(s: HkState, viewer: Viewer) -> str:
     v = view(s, viewer)
     names = s.players
     acting = to_act(s)
-    head = f"Hakamo — deal {s.deal} ({s.counted}/{DEALS} counted), {s.phase.value}"
+    head = f"Hakamo — deal {s.deal} ({s.counted}/{DEALS} counted), {phase_words(s.phase.value)}"
     if s.dealer >= 0:
         head += f", dealer {label(s.dealer)} ({names[s.dealer]})"
     lines = [head]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from kartludo.engine.phases import phase_words
 from kartludo.engine.base import ALL, Viewer
 from kartludo.engine.laugavatnsmanni.rules import name, to_act, totals_by_name, unused
 from kartludo.engine.laugavatnsmanni.state import (
@@ -186,7 +187,7 @@ def render(s: LvState, viewer: Viewer) -> str:
     v = view(s, viewer)
     names = s.players
     acting = to_act(s)
-    head = f"Laugavatnsmanni — deal {s.deal}/{s.max_deals}, {s.phase.value}"
+    head = f"Laugavatnsmanni — deal {s.deal}/{s.max_deals}, {phase_words(s.phase.value)}"
     if v["dealer"]:
         head += f", dealer {v['dealer']}, chooser {v['chooser']}"
     lines = [head]

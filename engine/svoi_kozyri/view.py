@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from kartludo.engine.phases import phase_words
 from kartludo.engine.base import ALL, Viewer, ranks_from_scores
 from kartludo.engine.french import SUIT_NAMES, SUIT_SYMBOLS
 from kartludo.engine.svoi_kozyri.cards import pickup_count, pickup_rule
@@ -145,7 +146,7 @@ def render(s: SkState, viewer: Viewer) -> str:
     v = view(s, viewer)
     names = s.players
     acting = to_act(s)
-    head = f"Svoi Kozyri — deal {s.deal} of {s.deals}, {s.phase.value}"
+    head = f"Svoi Kozyri — deal {s.deal} of {s.deals}, {phase_words(s.phase.value)}"
     if s.dealer >= 0:
         head += f", dealer {names[s.dealer]}"
     lines = [head]

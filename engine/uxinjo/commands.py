@@ -28,7 +28,7 @@ from kartludo.engine.uxinjo.rules import (
     R_TAKEN,
     R_TURN,
     R_WINDOW,
-    label,
+    who,
 )
 from kartludo.engine.uxinjo.settle import automatic
 from kartludo.engine.uxinjo.state import KEPT, SEATS, Phase, UxState
@@ -130,7 +130,7 @@ def _not_your_turn(state: UxState, seat: int) -> IllegalCommand:
         if seat == state.active:
             return IllegalCommand("the others are answering the claim window on your discard", R_WINDOW)
         return IllegalCommand("a claim window is open: answer munt or pass", R_WINDOW)
-    return IllegalCommand(f"it is {label(state.active)}'s turn, not {label(seat)}'s", R_TURN)
+    return IllegalCommand(f"it is {who(state, state.active)}'s turn, not {who(state, seat)}'s", R_TURN)
 
 
 def _window_turn_start(state: UxState, seat: int, verb: str) -> bool:
@@ -152,17 +152,17 @@ def _window_turn_start(state: UxState, seat: int, verb: str) -> bool:
     if state.last_window:
         raise IllegalCommand(f"the stock is exhausted: no {verb}, answer munt or pass", R_LAST)
     if state.answers[nxt] is not None:
-        raise IllegalCommand(f"wait for {label(other)} to answer the claim window", R_WINDOW)
+        raise IllegalCommand(f"wait for {who(state, other)} to answer the claim window", R_WINDOW)
     if state.answers[other] == "munt":
         raise IllegalCommand(
-            f"{label(other)} has claimed munt on {state.discards[-1]}: answer munt or pass (no {verb}); "
+            f"{who(state, other)} has claimed munt on {state.discards[-1]}: answer munt or pass (no {verb}); "
             "the claims are judged once you answer",
             R_WINDOW,
         )
     if state.answers[other] != "pass":
         raise IllegalCommand(
             f"the claim window is open: answer munt or pass ({verb} counts as a pass only once "
-            f"{label(other)} has passed)",
+            f"{who(state, other)} has passed)",
             R_WINDOW,
         )
     return True

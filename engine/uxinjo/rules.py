@@ -3,6 +3,8 @@ helpers every Uxinjo module shares."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from kartludo.engine.base import DealRules
 from kartludo.engine.jx import ORDER
 from kartludo.engine.uxinjo.state import SEAT_LABELS, SEATS
@@ -38,6 +40,13 @@ R_FOUL_CLAIM = (
 
 def label(seat: int) -> str:
     return SEAT_LABELS[seat] if 0 <= seat < SEATS else str(seat)
+
+
+def who(state: Any, seat: int) -> str:
+    """A seat as people read it: the player's name first, the seat label beside it ("ann (Or)")."""
+    if not 0 <= seat < SEATS or seat >= len(state.players):
+        return str(seat)
+    return f"{state.players[seat]} ({label(seat)})"
 
 
 

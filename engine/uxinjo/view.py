@@ -11,9 +11,10 @@ from typing import Any, Sequence
 
 import msgspec
 
+from kartludo.engine.phases import phase_words
 from kartludo.engine.base import ALL, Viewer
 from kartludo.engine.uxinjo.commands import to_act
-from kartludo.engine.uxinjo.rules import label
+from kartludo.engine.uxinjo.rules import label, who
 from kartludo.engine.uxinjo.settle import foul_counts, markers_by_name
 from kartludo.engine.uxinjo.state import SEATS, Phase, UxState, match_points
 from kartludo.events.base import Event
@@ -107,18 +108,18 @@ def _points(n: int) -> str:
 def _transfers_text(s: UxState, transfers: Sequence[Transfer]) -> str:
     parts = []
     for t in transfers:
-        who = f"{label(t.payer)}→{label(t.payee)} {t.amount} {t.reason}"
+        who_ = f"{s.players[t.payer]}→{s.players[t.payee]} {t.amount} {t.reason}"
         if t.void_by:
-            who += " void (penalty)"
+            who_ += " void (penalty)"
         elif t.moved != t.amount:
-            who += f" (moved {t.moved}, finito)"
-        parts.append(who)
+            who_ += f" (moved {t.moved}, finito)"
+        parts.append(who_)
     return "; ".join(parts) if parts else "no transfers"
 
 
-def _voided(event: Settled | DealDrawn) -> str:
+def _voided(s: UxState, event: Settled | DealDrawn) -> str:
     """The decisions without a penalty the event records (the audit trail lists them too)."""
-    text = "".join(f"; {label(seat)}'s invalid claim is void, no foul (RULING §2.3)"
+    text = "".join(f"; {who(s, seat)}'s invalid claim is void, no foul (RULING §2.3)"
                    for seat in getattr(event, "void_claims", []))
     if len(event.levu) >= SEATS:
         text += "; every levu is void: all three declared levu (§4.2)"
@@ -128,46 +129,46 @@ def _voided(event: Settled | DealDrawn) -> str:
 def describe(before: UxState, event: Event, viewer: Viewer) -> str:
     event = redact(before, event, viewer)
     if isinstance(event, DealStarted):
-        return f"deal {event.deal}: {label(event.dealer)} deals; revealed card {event.deck[36]}"
+        return f"deal {event.deal}: {who(before, event.dealer)} deals; revealed card {event.deck[36]}"
     if isinstance(event, Drew):
         card = "a card" if event.card == HIDDEN else event.card
-        pre = f"{label(event.seat)} passes and draws" if event.window_pass else f"{label(event.seat)} draws"
+        pre = f"{who(before, event.seat)} passes and draws" if event.window_pass else f"{who(before, event.seat)} draws"
         return f"{pre} {card}"
     if isinstance(event, Took):
         pre = "passes and takes" if event.window_pass else "takes"
-        return f"{label(event.seat)} {pre} {event.card} from the discard pile"
+        return f"{who(before, event.seat)} {pre} {event.card} from the discard pile"
     if isinstance(event, Discarded):
-        return f"{label(event.seat)} discards {event.card}"
+        return f"{who(before, event.seat)} discards {event.card}"
     if isinstance(event, LevuDeclared):
-        return f"{label(event.seat)} declares levu"
+        return f"{who(before, event.seat)} declares levu"
     if isinstance(event, Exposed):
         card = "a card" if event.replacement == HIDDEN else event.replacement
-        return f"{label(event.seat)} eltiri: exposes {event.card}, draws {card}"
+        return f"{who(before, event.seat)} eltiri: exposes {event.card}, draws {card}"
     if isinstance(event, MuntDeclared):
         if event.claim and before.discards:
-            return f"{label(event.seat)} claims munt on {before.discards[-1]}"
-        return f"{label(event.seat)} declares munt"
+            return f"{who(before, event.seat)} claims munt on {before.discards[-1]}"
+        return f"{who(before, event.seat)} declares munt"
     if isinstance(event, Passed):
-        return f"{label(event.seat)} passes"
+        return f"{who(before, event.seat)} passes"
     if isinstance(event, Foul):
         f = event.facts
         what = f"claims munt on {f.get('discard')}" if f.get("claim") else "declares munt"
-        return f"{label(event.seat)} {what}: invalid, {f.get('reason')} — foul ({event.ruling_id})"
+        return f"{who(before, event.seat)} {what}: invalid, {f.get('reason')} — foul ({event.ruling_id})"
     if isinstance(event, Settled):
-        how = "from the stock" if event.win == "stock" else f"on {label(event.discarder or 0)}'s {event.card}"
+        how = "from the stock" if event.win == "stock" else f"on {who(before, event.discarder or 0)}'s {event.card}"
         rows = ", ".join(f"{k} {v:+d}" if k != "base" else f"base {v}" for k, v in event.rows.items())
         split = " | ".join(" ".join(t) for t in event.split)
         lifted = f"; lifts penalty {event.lifted}" if event.lifted else ""
         return (
-            f"{label(event.winner)} wins {how}: {split} = {_points(event.points)} ({rows}), "
-            f"{event.needed} needed; {_transfers_text(before, event.transfers)}{lifted}{_voided(event)}"
+            f"{who(before, event.winner)} wins {how}: {split} = {_points(event.points)} ({rows}), "
+            f"{event.needed} needed; {_transfers_text(before, event.transfers)}{lifted}{_voided(before, event)}"
         )
     if isinstance(event, DealDrawn):
         why = {"stock": "the stock is exhausted", "double-munt": "two valid munts", "foul": "foul"}.get(
             event.reason, event.reason
         )
         tail = f"; {_transfers_text(before, event.transfers)}" if event.transfers else ""
-        return f"deal {event.deal} drawn: {why}{tail}{_voided(event)}"
+        return f"deal {event.deal} drawn: {why}{tail}{_voided(before, event)}"
     if isinstance(event, MatchEnded):
         return "match ends: MP " + ", ".join(f"{n} {v:+d}" for n, v in event.mp.items())
     return type(event).type_tag()
@@ -178,7 +179,7 @@ def render(s: UxState, viewer: Viewer) -> str:
     names = s.players
     acting = to_act(s)
     lines = [
-        f"Uxinjo — deal {s.deal}, {s.phase.value}"
+        f"Uxinjo — deal {s.deal}, {phase_words(s.phase.value)}"
         + (f", dealer {label(s.dealer)} ({names[s.dealer]})" if s.dealer >= 0 else ""),
         f"stock {len(s.stock)}  revealed {s.revealed or '-'}  discard {v['top_discard'] or '-'}"
         f"  needed {s.needed}" + (f"  levu {' '.join(label(x) for x in s.levu)}" if s.levu else ""),

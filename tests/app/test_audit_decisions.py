@@ -55,7 +55,7 @@ def test_a_void_claim_is_listed_and_shown_by_the_audit_trail(k, store):
     shown = k("audit", "show", mid[:6] + "/uxinjo-d1-Su-void")
     assert f"ruling {mid}/uxinjo-d1-Su-void-claim  (decision)" in shown
     assert f"rule: {VOID_CLAIM}" in shown and "claim_on=G9" in shown and "foul=False" in shown
-    assert "Su's invalid claim is void, no foul (RULING §2.3)" in shown  # the settlement, among the events
+    assert "bob (Su)'s invalid claim is void, no foul (RULING §2.3)" in shown  # the settlement, among the events
     assert "not appealable" in shown
     # a decision is not a penalty ruling: nothing to appeal
     before = store.head_position()
@@ -67,7 +67,7 @@ def test_a_void_claim_is_listed_and_shown_by_the_audit_trail(k, store):
 def test_a_void_claim_shows_in_the_text_replay(k, store):
     mid = void_claim_match(store)
     text = k("replay", mid, "--deal", "1")
-    assert "Ok wins on Or's G9" in text and "Su's invalid claim is void, no foul (RULING §2.3)" in text
+    assert "cy (Ok) wins on ann (Or)'s G9" in text and "bob (Su)'s invalid claim is void, no foul (RULING §2.3)" in text
     assert f"rule applied: {VOID_CLAIM}" in text
 
 

@@ -32,7 +32,7 @@ def test_replay_has_one_step_per_event_of_the_deal(k, store, fouled):
     steps = json.loads(k("replay", fouled, "--deal", "2", "--json"))
     assert len(steps) == len(deal2) and [s["event"]["version"] for s in steps] == [r.version for r in deal2]
     text = k("replay", fouled, "--deal", "2")
-    assert text.count("step ") == len(deal2) and "Or draws R4" in text
+    assert text.count("step ") == len(deal2) and "ann (Or) draws R4" in text
     assert "unknown" not in k("replay", fouled[:5], "--deal", "1", "--to", "1")
 
 
@@ -109,7 +109,7 @@ def test_audit_show_prints_state_hash_and_neighbours(k, store, fouled):
     out = k("audit", "show", fouled[:6] + AUDIT_ID)
     ruled = next(r for r in store.read_stream(stream_of(fouled)) if r.type == "uxinjo.foul")
     assert ruled.hash.hex() in out
-    assert "Or declares munt" in out and "state when ruled (all hands)" in out and "ann's own view" in out
+    assert "ann (Or) declares munt" in out and "state when ruled (all hands)" in out and "ann's own view" in out
     assert "R1 R3 R5 G2 G6 G9" in out
     assert "voided at event" in out and "bob -> ann 2 (stock)" in out
 

@@ -28,7 +28,7 @@ def test_a_deal_and_a_turn(k):
     assert state["hands"]["ann"] == ["R3", "R6", "R9", "G3", "G6"]  # cards 3, 6, 9, 12, 15 of the deck
     legal = k("legal", m, "--as", "ann").split("\n")
     assert "draw" in legal and "take" not in legal
-    assert k("act", m, "--as", "ann", "draw").startswith("Or draws ")
+    assert k("act", m, "--as", "ann", "draw").startswith("ann (Or) draws ")
     public = json.loads(k("state", m, "--json"))
     assert public["hands"] == {} and public["totals"] == {"ann": 0, "bob": 0, "cy": 0}
     everyone = json.loads(k("state", m, "--all", "--json"))

@@ -16,17 +16,17 @@ DECK = (
 
 def test_a_hakamo_deal_through_the_cli(k):
     m = k("match", "new", "hakamo", "--players", "ann,bob,cy,dan", "--seed", "5").strip()
-    assert k("match", "deal", m, "--deck", DECK).startswith("deal 1: Or deals")
+    assert k("match", "deal", m, "--deck", DECK).startswith("deal 1: ann (Or) deals")
     assert k("legal", m, "--as", "ann").splitlines() == ["bid: 13-57", "pass"]
     assert k("legal", m, "--as", "ann", "--all").split("\n")[:2] == ["bid 13", "bid 14"]
-    assert k("act", m, "--as", "ann", "bid", "13") == "Or bids 13\n"
+    assert k("act", m, "--as", "ann", "bid", "13") == "ann (Or) bids 13\n"
     k("act", m, "--as", "bob", "pass")
     k("act", m, "--as", "cy", "pass")
-    assert k("act", m, "--as", "dan", "pass") == "No passes; Or is Deklaristo at 13\n"
-    assert k("act", m, "--as", "ann", "exchange") == "Or exchanges: takes R1 C into the hand\n"
+    assert k("act", m, "--as", "dan", "pass") == "dan (No) passes; ann (Or) is Deklaristo at 13\n"
+    assert k("act", m, "--as", "ann", "exchange") == "ann (Or) exchanges: takes R1 C into the hand\n"
     assert "trump R" in k("act", m, "--as", "ann", "lay", "R1:up", "C:down")
     k("act", m, "--as", "ann", "solo")
-    assert k("act", m, "--as", "ann", "declare", "or") == "Or declares Or\n"
+    assert k("act", m, "--as", "ann", "declare", "or") == "ann (Or) declares ann (Or)\n"
     assert k("legal", m, "--as", "ann") == "play: one of R2 R3 R4 R6 R7 R8 R9 RX\n"
     assert k("legal", m, "--as", "ann", "--all").split() == ["play", "R2", "play", "R3", "play", "R4", "play", "R6", "play",
                                                    "R7", "play", "R8", "play", "R9", "play", "RX"]
@@ -34,7 +34,7 @@ def test_a_hakamo_deal_through_the_cli(k):
     k("act", m, "--as", "bob", "play", "G1")
     k("act", m, "--as", "cy", "play", "B2")
     out = k("act", m, "--as", "dan", "play", "R5")
-    assert out == "No plays R5\nOr wins trick 1 with RX (+4)\n"
+    assert out == "dan (No) plays R5\nann (Or) wins trick 1 with RX (+4)\n"
 
     public = json.loads(k("state", m, "--json"))
     for field in ("match", "game", "status", "deal", "phase", "to_act", "players", "hands", "totals",
@@ -59,7 +59,7 @@ def test_refused_commands_exit_1_with_the_rule_and_write_nothing(k):
     k("match", "deal", m)
     before = k("events", "export", f"match-{m}")
     out = k("act", m, "--as", "bob", "bid", "13", code=1)
-    assert out.startswith("error: ") and "Or's turn" in out and "hakamo §1" in out
+    assert out.startswith("error: ") and "ann (Or)'s turn" in out and "hakamo §1" in out
     out = k("act", m, "--as", "ann", "bid", "12", code=1)
     assert "at least 13" in out and "[hakamo §1 auction" in out
     assert "unknown Hakamo verb" in k("act", m, "--as", "ann", "draw", code=1)

@@ -57,7 +57,7 @@ def test_a_deal_through_contract_exchange_and_play(k):
     everyone = json.loads(k("state", m, "--all", "--json"))
     assert sorted(everyone["hands"]) == ["ann", "bob", "cy"] and everyone["manni"] == ["3C", "2C"]
     assert k("act", m, "--as", "bob", "play", "AS").strip() == "bob leads AS"
-    assert "Laugavatnsmanni — deal 1/18, play" in k("state", m, "--as", "cy")
+    assert "Laugavatnsmanni — deal 1/18, tricks" in k("state", m, "--as", "cy")
 
 
 def test_refusals_exit_1_name_the_rule_and_write_nothing(k):

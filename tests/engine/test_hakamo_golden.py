@@ -147,7 +147,7 @@ def test_deal_a_solo_win_colour_trump_discard_cancels_and_lead_matatis():
     assert v["phase"] == "waiting_deal" and HAKAMO.next_dealer(t.state) == SU
     # the cards not played stay in the hands; Or's shown PJ went to nobody
     assert t.state.mati_cards == ("PJ",) and t.state.hands[SU] == ("AJ",)
-    assert HAKAMO.describe(t.state, tail[2], None).startswith("deal 1 scored: counts Or 31")
+    assert HAKAMO.describe(t.state, tail[2], None).startswith("deal 1 scored: counts ann 31, bob 0")
 
 
 def test_deal_a_declared_seat_wrong_loses_with_kunulo_share_and_voids_bonus():
@@ -285,7 +285,7 @@ def test_deal_c_jx_trump_per_trick_green_inversa_and_c_as_pj():
         winner=SU, taken=["BV", "AJ"], points=3,
         rulings=[R.RULING_C, R.RULING_FOLLOW],
     )
-    assert HAKAMO.describe(t.state, Played(seat=NO, card="C"), None) == "No plays C (as PJ)"
+    assert HAKAMO.describe(t.state, Played(seat=NO, card="C"), None) == "dan (No) plays C (as PJ)"
 
 
 # --- Deal E: upper face down, lower a face-up Jx: every colour inversa, C copies the lower ---
@@ -388,7 +388,7 @@ def test_all_pass_redeals_with_the_same_dealer_and_does_not_count():
     deck = build_deck(OR)
     before = t.state
     assert t.deal(deck) == [DealStarted(deal=2, dealer=OR, deck=list(deck))]
-    assert HAKAMO.describe(before, t.events[-1], None).startswith("deal 2 (redeal): Or deals")
+    assert HAKAMO.describe(before, t.events[-1], None).startswith("deal 2 (redeal): ann (Or) deals")
 
 
 def test_last_seat_may_bid_after_three_passes():

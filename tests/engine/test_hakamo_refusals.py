@@ -42,13 +42,13 @@ def test_acting_out_of_turn():
     t = Table()
     t.deal()
     err = t.refuse(SU, "bid", "13")
-    assert "Or's turn" in err.message and err.rule.startswith("hakamo §1")
+    assert "it is ann (Or)'s turn" in err.message and "not bob (Su)'s" in err.message and err.rule.startswith("hakamo §1")
     t.act(OR, "pass")
     err = t.refuse(OR, "bid", "14")
     assert "a pass is final" in err.message
     t.auction(OK, 13)
     for seat in (OR, SU, NO):
-        assert "Ok's turn" in t.refuse(seat, "keep").message
+        assert "it is cy (Ok)'s turn" in t.refuse(seat, "keep").message
     err = t.refuse(OK, "play", "R1")
     assert "not possible now" in err.message and "keep or exchange" in err.message
 

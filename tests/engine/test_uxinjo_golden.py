@@ -129,7 +129,7 @@ def test_win_by_out_of_turn_claim():
     events = t.act(SU, "pass")
     assert [type(e) for e in events] == [Passed, Settled]
     assert events[1].winner == OK and events[1].transfers == [T(OR, OK, 2, "discard")]
-    assert UXINJO.describe(t.state, events[1], None).startswith("Ok wins on Or's G9")
+    assert UXINJO.describe(t.state, events[1], None).startswith("cy (Ok) wins on ann (Or)'s G9")
 
 
 def test_centro_as_revealed_card_in_a_win():
@@ -349,7 +349,7 @@ def test_invalid_claim_alone_is_a_foul_with_points_facts():
     assert isinstance(foul, Foul) and foul.seat == OK
     assert foul.facts["points"] == 2 and foul.facts["needed"] == 3 and foul.facts["claim"]
     assert foul.facts["split"] == [["R1", "R2", "R3"], ["G7", "G8", "G9"]]
-    assert UXINJO.describe(t.state, foul, None).startswith("Ok claims munt on G9: invalid, 2 points < 3 needed — foul")
+    assert UXINJO.describe(t.state, foul, None).startswith("cy (Ok) claims munt on G9: invalid, 2 points < 3 needed — foul")
     # the levu declarer still pays; the fouler's own levu income is void
     assert events[2] == DealDrawn(
         deal=1, reason="foul",
@@ -498,8 +498,8 @@ def test_an_invalid_claim_beside_a_valid_one_is_described_and_listed_as_a_decisi
     before = t.state
     munt, settled = t.act(OK, "munt")
     line = UXINJO.describe(UXINJO.evolve(before, munt), settled, PUBLIC)
-    assert line == ("Ok wins on Or's G9: R4 R5 R6 | R9 G9 B9 = 3 points (base 2, trio +1), 2 needed; "
-                    "Or→Ok 3 discard; Su's invalid claim is void, no foul (RULING §2.3)")
+    assert line == ("cy (Ok) wins on ann (Or)'s G9: R4 R5 R6 | R9 G9 B9 = 3 points (base 2, trio +1), 2 needed; "
+                    "ann→cy 3 discard; bob (Su)'s invalid claim is void, no foul (RULING §2.3)")
     assert UXINJO.decisions(settled) == [Decision(
         key="uxinjo-d1-Su-void-claim", seat=SU, rule=RULING_VOID_CLAIM,
         facts={"claim_on": "G9", "discarder": "Or", "valid_claim_by": "Ok", "points_needed": 2},

@@ -30,7 +30,7 @@ def test_acting_out_of_turn():
         for verb in ("draw", "take", "levu", "munt", "pass"):
             err = t.refuse(seat, verb)
             assert err.rule.startswith("uxinjo §")
-    assert "Or's turn" in t.refuse(SU, "draw").message
+    assert "it is ann (Or)'s turn, not bob (Su)'s" == t.refuse(SU, "draw").message
 
 
 def test_nothing_is_recorded_on_a_refusal():
@@ -235,7 +235,7 @@ def test_draw_after_a_claim_says_the_window_waits_for_an_answer():
     t.act(OK, "munt")  # a claim on G9
     for verb in ("draw", "take"):
         err = t.refuse(SU, verb)
-        assert err.message == (f"Ok has claimed munt on G9: answer munt or pass (no {verb}); the claims are "
+        assert err.message == (f"cy (Ok) has claimed munt on G9: answer munt or pass (no {verb}); the claims are "
                                "judged once you answer")
         assert "until" not in err.message and "§2.3" in err.rule
     t.act(SU, "pass")
@@ -246,4 +246,4 @@ def test_draw_before_the_other_answer_still_waits_for_the_pass():
     t.act(OR, "draw")
     t.act(OR, "discard", "G9")
     err = t.refuse(SU, "draw")
-    assert err.message == "the claim window is open: answer munt or pass (draw counts as a pass only once Ok has passed)"
+    assert err.message == "the claim window is open: answer munt or pass (draw counts as a pass only once cy (Ok) has passed)"

@@ -60,7 +60,7 @@ def test_a_refusal_links_its_rule_to_the_rules_page(site, page, shots):
         [mid, created["tokens"]["bob"]],  # bob (Su) draws on Or's turn
     )
     text = page.inner_text("#refusal")
-    assert text.startswith("it is Or's turn, not Su's (rule: uxinjo §2.2 (turn order")
+    assert text.startswith("it is ann (Or)'s turn, not bob (Su)'s (rule: uxinjo §2.2 (turn order")
     assert href == "/ui/rules/uxinjo?cite=" + quote("uxinjo §2.2 (turn order: from the dealer, clockwise)", safe="!*'()")
     page.errors.clear()  # the refused request is logged by the browser, as it should be
     page.click("#refusal a.rule")

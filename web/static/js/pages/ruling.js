@@ -1,10 +1,16 @@
 // One ruling: the facts, the rule, its effect and status, the dispute history, and the
 // table as it stood when the ruling was made, with a link to that step of the replay.
-import { api, ApiError, el, errorBox, formatTime, gameTitle, page, ruleLink, show, storedToken } from "../api.js";
+import { api, ApiError, el, errorBox, formatTime, GAMES, gameTitle, page, ruleLink, show, storedToken } from "../api.js";
 import { cardName, cardRow } from "../cards.js";
 import { renderTable } from "../tables/index.js";
 
 const isCards = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === "string" && cardName(c) !== c);
+
+/** A seat as the CLI says it too: the game's seat label (Or, Su, …). */
+function seatLabel(r) {
+  const game = GAMES.find((g) => g.name === r.game);
+  return (game && game.seats[r.seat]) || String(r.seat + 1);
+}
 
 const { main, data } = page();
 
@@ -44,7 +50,7 @@ async function load() {
   show(main,
     el("h1", {}, `Ruling ${r.id}`),
     el("p", {}, `${gameTitle(r.game)} · match `, el("a", { href: `/ui/replay/${r.match}` }, r.match),
-      ` · deal ${r.deal} · ${r.player} (seat ${r.seat + 1}) · recorded ${formatTime(r.recorded_at)}`),
+      ` · deal ${r.deal} · ${r.player} (seat ${seatLabel(r)}) · recorded ${formatTime(r.recorded_at)}`),
     el("p", {}, el("a", { href: link, class: "button", id: "open-replay" }, "Open the replay at this step")),
     el("h2", {}, "Ruling"),
     el("dl", { class: "facts", id: "ruling-facts" },

@@ -23,7 +23,7 @@ export function badge(text, kind = "", title = null) {
 
 /** Humanized phase names shared by the games. */
 const PHASES = {
-  waiting_deal: "waiting for the deal",
+  waiting_deal: "waiting for the next deal",
   finished: "match over",
   turn: "turn: draw or take",
   discard: "turn: discard",

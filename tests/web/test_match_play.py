@@ -194,3 +194,53 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
         for ctx in contexts:
             ctx.close()
     assert not errors, "\n".join(errors)
+
+
+def test_replay_seats_round_the_table_and_no_scroll_jump_on_a_phone(site, browser, shots):
+    """Replay: at 1920 px the seats sit round the centre (compass order), every hand's
+    cards the same size; at 360 px the page opens at the top, a Next never scrolls the
+    page, and the controls stay in view when the reader scrolls down."""
+    players = PLAYERS["hakamo"]
+    created = site.api("POST", "/matches", site.td_token, json={"game": "hakamo", "players": players, "seed": 8,
+                                                                 "auto_deal": False})
+    mid = created["match"]
+    site.api("POST", f"/matches/{mid}/deals", site.td_token)
+    svc = MatchService(site.store)
+    game, rng = svc.load(mid).game, random.Random(8)
+    while not game.can_deal(svc.load(mid).state):
+        state = svc.load(mid).state
+        seat = game.to_act(state)[0]
+        svc.execute(mid, game.bots()["heuristic"].choose(game, state, seat, game.legal_commands(state, seat), rng),
+                    actor=players[seat])
+    errors: list[str] = []
+    ctx, pg = open_page(browser, f"{site.url}/ui/replay/{mid}?deal=1&step=3", {"width": 1920, "height": 1080}, errors)
+    try:
+        pg.wait_for_selector("#table section.t-table")
+        boxes = {pos: pg.eval_on_selector(f"#table .t-pos-{pos}", "e => { const r = e.getBoundingClientRect();"
+                                                                   " return [r.left, r.top, r.right, r.bottom]; }")
+                 for pos in ("bottom", "left", "top", "right")}
+        centre = pg.eval_on_selector("#table .t-centre", "e => { const r = e.getBoundingClientRect();"
+                                                          " return [r.left, r.top, r.right, r.bottom]; }")
+        assert boxes["left"][2] <= centre[0] and boxes["right"][0] >= centre[2], "west and east beside the centre"
+        assert boxes["top"][3] <= centre[1] + 1 and boxes["bottom"][1] >= centre[3] - 1, "north above, south below"
+        assert pg.inner_text("#table .t-pos-bottom .t-seat-name") == players[0], "compass order from the first seat"
+        widths = set(pg.eval_on_selector_all("#table .t-hand svg", "es => es.map(e => e.getBoundingClientRect().width)"))
+        assert len(widths) == 1, f"every hand's cards the same size: {widths}"
+        pg.screenshot(path=shots / "replay-1920.png")
+    finally:
+        ctx.close()
+    ctx, pg = open_page(browser, f"{site.url}/ui/replay/{mid}?deal=1&step=10", PHONE, errors)
+    try:
+        pg.wait_for_selector("#now .description")
+        assert pg.evaluate("window.scrollY") == 0, "the replay opens at the top"
+        for _ in range(4):
+            pg.click(".controls button[data-move='next']")
+        assert pg.evaluate("window.scrollY") == 0, "Next does not scroll the page"
+        pg.evaluate("window.scrollTo(0, 900)")
+        pg.click(".controls button[data-move='next']")
+        assert in_first_screen(pg, ".controls") and pg.evaluate("window.scrollY") >= 800
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 360
+        pg.screenshot(path=shots / "replay-360.png")
+    finally:
+        ctx.close()
+    assert not errors, "\n".join(errors)

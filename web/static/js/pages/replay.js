@@ -149,8 +149,7 @@ function drawAll() {
       el("span", { class: "muted" }, players.join(", ")),
     ),
     rep.ended ? null : el("p", { class: "note" }, `Deal ${rep.deal} is still being played: you see ${viewLabel(rep.view)}.`),
-    controls,
-    nodes.now,
+    el("div", { class: "replay-bar" }, controls, nodes.now),
     el("div", { class: "replay-body" },
       el("section", { "aria-label": "Table" }, nodes.table),
       el("nav", { class: "events", "aria-label": "Events of this deal" }, el("h2", {}, `Events (${rep.steps.length})`), nodes.list)),
@@ -181,8 +180,18 @@ function drawStep() {
     const a = li.firstChild;
     if (current) a.setAttribute("aria-current", "step");
     else a.removeAttribute("aria-current");
-    if (current) li.scrollIntoView({ block: "nearest" });
+    if (current) keepInList(li);
   }
+}
+
+/** Scroll the events list (never the page: a Next must not move what the reader looks
+ * at) so the current step shows in it. */
+function keepInList(li) {
+  const box = li.closest(".events");
+  if (!box) return;
+  const top = li.offsetTop - box.offsetTop;
+  if (top < box.scrollTop + 40) box.scrollTop = Math.max(0, top - 40);
+  else if (top + li.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top + li.offsetHeight - box.clientHeight + 8;
 }
 
 // --- keys -----------------------------------------------------------------------------

@@ -17,10 +17,28 @@ class Env:
     database: a command that only reads refuses it, naming the file; a command that
     writes (``pass_env(writes=True)``) creates it and says so once, on stderr."""
 
-    def __init__(self, db_url: str) -> None:
+    def __init__(self, db_url: str, read_urls: list[str] | None = None, read_max_lag: float = 2.0) -> None:
         self.db_url = db_url
+        self.read_urls = read_urls or []
+        self.read_max_lag = read_max_lag
         self.writes = False
         self._store: Any = None
+        self._router: Any = None
+
+    def read(self, run: Callable[[Any], Any]) -> Any:
+        """``run(store)`` for a read of events: on a replica (``--read-db``) caught up
+        within ``--read-max-lag`` and with this process's own writes, else (or if the
+        replica fails meanwhile) on the primary; without --read-db, on the store."""
+        if not self.read_urls:
+            return run(self.store)
+        return self.router().read(run, client=self)
+
+    def router(self) -> Any:
+        if self._router is None:
+            from kartludo.store.replicas import ReadRouter
+
+            self._router = ReadRouter(self.store, self.read_urls, max_lag=self.read_max_lag)
+        return self._router
 
     @property
     def store(self) -> Any:
@@ -50,6 +68,9 @@ class Env:
         click.echo(f"note: created a new SQLite database {path}", err=True)
 
     def close(self) -> None:
+        if self._router is not None:
+            self._router.close()
+            self._router = None
         if self._store is not None:
             self._store.close()
             self._store = None

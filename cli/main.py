@@ -89,9 +89,26 @@ class LazyGroup(click.Group):
     metavar="URL",
     help="Database URL: sqlite:///FILE or postgresql://USER@HOST/DB (env KARTLUDO_DB).",
 )
+@click.option(
+    "--read-db",
+    "read_dbs",
+    multiple=True,
+    metavar="URL",
+    help="A PostgreSQL hot standby of --db that serves reads (replays, events, live streams); repeat for "
+         "several, or list them in env KARTLUDO_READ_DB (comma- or space-separated). A reader still sees its "
+         "own writes; a lagging or unreachable replica is skipped.",
+)
+@click.option(
+    "--read-max-lag",
+    type=click.FloatRange(0, 3600),
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Skip a replica further behind the primary than this.",
+)
 @click.version_option(package_name="kartludo")
 @click.pass_context
-def cli(ctx: click.Context, db_url: str) -> None:
+def cli(ctx: click.Context, db_url: str, read_dbs: tuple[str, ...], read_max_lag: float) -> None:
     """kartludo: an event-sourced match service for Uxinjo, Hakamo,
     Laugavatnsmanni and Svoi Kozyri.
 
@@ -104,7 +121,9 @@ def cli(ctx: click.Context, db_url: str) -> None:
     """
     from kartludo.cli.context import Env
 
-    ctx.obj = Env(db_url)
+    from kartludo.store.replicas import read_urls_from_env
+
+    ctx.obj = Env(db_url, read_urls_from_env(read_dbs), read_max_lag)
     ctx.call_on_close(ctx.obj.close)
 
 

@@ -42,7 +42,7 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
 
     svc = MatchService(env.store)
     mid = svc.resolve(match_id)
-    records = svc.records(mid)
+    records = env.read(lambda store: MatchService(store).records(mid))
     rep = build(mid, records, deal)
     viewer = ALL if player is None else rep.match.seat_of(player)
     # without --as: a TD's view (the seed too); --as: what that seat may see

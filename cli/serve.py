@@ -11,6 +11,8 @@ from kartludo.cli.context import Env, pass_env
 #: how ``--workers`` processes learn the database and the limits (each builds its own app)
 DB_VARIABLE = "KARTLUDO_SERVE_DB"
 LIMITS_VARIABLE = "KARTLUDO_SERVE_LIMITS"
+READ_VARIABLE = "KARTLUDO_SERVE_READ_DB"
+LAG_VARIABLE = "KARTLUDO_SERVE_READ_MAX_LAG"
 
 
 def _limit_options(func):  # noqa: ANN001, ANN202 - a click decorator
@@ -58,6 +60,7 @@ def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limi
     Example:
         kartludo --db postgresql://postgres@127.0.0.1/club serve --port 8000 --workers 2
         kartludo serve --streams-per-seat 4 --max-body-bytes 32768
+        kartludo --db postgresql://postgres@primary/club --read-db postgresql://postgres@standby/club serve
     """
     import msgspec
     import uvicorn
@@ -75,9 +78,12 @@ def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limi
         from kartludo.service.app import create_app
         from kartludo.service.limits import guarded_protocol
 
-        uvicorn.run(create_app(env.db_url, limits=chosen), http=guarded_protocol(chosen), **options)
+        uvicorn.run(create_app(env.db_url, limits=chosen, read_urls=env.read_urls, read_max_lag=env.read_max_lag),
+                    http=guarded_protocol(chosen), **options)
         return
     os.environ[DB_VARIABLE] = env.db_url
+    os.environ[READ_VARIABLE] = " ".join(env.read_urls)
+    os.environ[LAG_VARIABLE] = str(env.read_max_lag)
     os.environ[LIMITS_VARIABLE] = msgspec.json.encode(chosen).decode()
     # each worker imports the protocol by name; app_from_environment gives it the limits
     uvicorn.run("kartludo.cli.serve:app_from_environment", factory=True, workers=workers,
@@ -93,4 +99,7 @@ def app_from_environment():  # noqa: ANN201 - a Litestar app, imported lazily
 
     limits = msgspec.json.decode(os.environ.get(LIMITS_VARIABLE, "{}"), type=Limits)
     GuardedHttpProtocol.limits = limits  # this process's connections (uvicorn loads the app first)
-    return create_app(os.environ[DB_VARIABLE], limits=limits)
+    from kartludo.store.replicas import read_urls
+
+    return create_app(os.environ[DB_VARIABLE], limits=limits, read_urls=read_urls(os.environ.get(READ_VARIABLE, "")),
+                      read_max_lag=float(os.environ.get(LAG_VARIABLE, "2")))

@@ -14,7 +14,8 @@ import logging
 import threading
 import weakref
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal
+import time
+from typing import Annotated, Any, Callable, Literal, TypeVar
 
 import anyio.to_thread
 import msgspec
@@ -42,10 +43,12 @@ from kartludo.service.limits import Limits, json_depth
 from kartludo.service.live import LiveHub, StreamSlots
 from kartludo.store import ConcurrencyConflict, EventStore
 from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
+from kartludo.store.replicas import ReadRouter
 from kartludo.store.transfer import format_us
 from kartludo.web import pages
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 MatchId = Annotated[str, Parameter(pattern=s.ID_PATTERN)]
 Filter = Annotated[str | None, Parameter(pattern=s.ID_PATTERN)]
 Position = Annotated[int, Parameter(ge=0, le=2**62)]
@@ -63,8 +66,11 @@ class Services:
 
     STRIPES = 256
 
-    def __init__(self, store: EventStore, url: str, limits: Limits) -> None:
+    def __init__(self, store: EventStore, url: str, limits: Limits, reads: ReadRouter | None = None) -> None:
         self.store = store
+        #: replicas for reads (``--read-db``); None: every read on the primary
+        self.reads = reads
+        self._readers: weakref.WeakKeyDictionary[EventStore, MatchService] = weakref.WeakKeyDictionary()
         self.limits = limits
         self.tokens = TokenIndex(store)
         self.live = LiveHub(store, url)
@@ -80,6 +86,37 @@ class Services:
 
     def caller(self, request: Request[Any, Any, Any]) -> Principal | None:
         return principal(request, self.tokens)
+
+    def read(self, who: Principal | None, run: Callable[[MatchService], T], *, fence: int = 0) -> T:
+        """``run`` over a replica that has ``who``'s own writes (and ``fence``), else over
+        the primary (``store.replicas``); without replicas, simply over ``self.svc``.
+        Only for reads of events: commands, deals and projections use the primary."""
+        if self.reads is None:
+            return run(self.svc)
+        return self.reads.read(lambda store: run(self._reader(store)), client=_client(who), fence=fence)
+
+    def _reader(self, store: EventStore) -> MatchService:
+        if store is self.store:
+            return self.svc
+        reader = self._readers.get(store)
+        if reader is None:
+            reader = self._readers[store] = MatchService(store)
+        return reader
+
+    def wrote(self, who: Principal | None) -> None:
+        """After ``who``'s write: its next reads must see it (read-your-writes)."""
+        if self.reads is not None:
+            self.reads.wrote(_client(who))
+
+    def current(self, since: float) -> int:
+        """The primary's WAL position read after monotonic time ``since`` (0 without
+        replicas): a live stream woken by a commit reads at least that far."""
+        return 0 if self.reads is None else self.reads.primary_lsn(since=since)
+
+
+def _client(who: Principal | None) -> str | None:
+    """Whose writes a read must see: the token's (anonymous callers write nothing)."""
+    return None if who is None else who.token_hash
 
 
 def _services(request: Request[Any, Any, Any]) -> Services:
@@ -270,6 +307,7 @@ def create_match(request: Request[Any, Any, Any], data: JSONBody[s.CreateMatch])
     if duplicate:
         issued["secrets"] = reissue_seat_tokens(sv.store, match_id, players, actor=actor,
                                                 reason=f"match creation {data.command_id!r} retried")
+    sv.wrote(td)
     sv.live.notify()
     return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])), duplicate)
 
@@ -316,6 +354,7 @@ def start_deal(request: Request[Any, Any, Any], match_id: MatchId, data: JSONBod
         outcome = svc.deal(mid, body.deck, actor=td.label or "td", command_id=body.command_id,
                            caller=_caller_scope(td))
         out = outcome_out(svc, svc.load(mid, refresh=False), outcome, ALL)
+    sv.wrote(td)
     sv.live.notify()
     return out
 
@@ -338,6 +377,7 @@ def submit_command(request: Request[Any, Any, Any], match_id: MatchId, data: JSO
         out = outcome_out(svc, svc.load(mid, refresh=False), outcome, seat)
         if dealt is not None:
             out.dealt = True
+    sv.wrote(who)
     sv.live.notify()
     return out
 
@@ -362,7 +402,8 @@ def get_events(request: Request[Any, Any, Any], match_id: MatchId, after: Positi
     sv = _services(request)
     who = sv.caller(request)
     mid = sv.svc.resolve(match_id)
-    return visible_events(sv.svc, mid, viewer_of(who, mid), after)
+    viewer = viewer_of(who, mid)
+    return sv.read(who, lambda svc: visible_events(svc, mid, viewer, after))
 
 
 @get("/matches/{match_id:str}/replay", sync_to_thread=True, responses=_errs(401, 403, 404, 422))
@@ -380,7 +421,7 @@ def get_replay(request: Request[Any, Any, Any], match_id: MatchId,
     who = sv.caller(request)
     svc = sv.svc
     mid = svc.resolve(match_id)
-    records = svc.records(mid)
+    records = sv.read(who, lambda reader: reader.records(mid))
     try:
         rep = build(mid, records, deal)
     except AppError as exc:
@@ -461,11 +502,15 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
             seen = after
             changed = True  # the backlog first
             quiet_since = loop.time()
+            woke = 0.0  # the backlog needs only the caller's own writes; a wake-up, the commit behind it
             while True:
                 wake = sv.live.changed
                 new = []
                 if changed:
-                    new = await anyio.to_thread.run_sync(lambda after=seen: visible_events(sv.svc, mid, viewer, after))
+                    new = await anyio.to_thread.run_sync(
+                        lambda after=seen, since=woke: sv.read(
+                            who, lambda svc: visible_events(svc, mid, viewer, after),
+                            fence=sv.current(since) if since else 0))
                 # checked after the read: every event sent was committed while the token was live
                 if not await anyio.to_thread.run_sync(token_live):
                     yield ServerSentEventMessage(comment="token revoked: the stream ends", data=None)
@@ -477,6 +522,7 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
                 try:
                     await asyncio.wait_for(wake.wait(), timeout=TOKEN_CHECK_SECONDS)
                     changed = True
+                    woke = time.monotonic()
                 except TimeoutError:
                     changed = False
                 if not changed and loop.time() - quiet_since >= KEEP_ALIVE_SECONDS:
@@ -574,6 +620,7 @@ def appeal_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
             with sv.locked(record.match):
                 player = sv.svc.load(record.match).players[seat]
             out = msgspec.to_builtins(audit.appeal(sv.store, record.id, player, data.reason))
+    sv.wrote(who)
     sv.live.notify()
     return out
 
@@ -592,24 +639,31 @@ def decide_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
         record = _ruling(sv, match_id, ruling_id)
         out = msgspec.to_builtins(audit.decide(sv.store, record.id, td.label or "td", data.decision, data.reason,
                                                **data.adjusting()))
+    sv.wrote(td)
     sv.live.notify()
     return out
 
 
 # --- the app ----------------------------------------------------------------------------
-def create_app(store_url: str, *, store: EventStore | None = None, limits: Limits | None = None) -> Litestar:
+def create_app(store_url: str, *, store: EventStore | None = None, limits: Limits | None = None,
+               read_urls: list[str] | None = None, read_max_lag: float | None = None) -> Litestar:
     """The Litestar app serving the match API over the store at ``store_url``, within
-    ``limits`` (default ``Limits()``)."""
+    ``limits`` (default ``Limits()``); reads of events may go to the hot standbys at
+    ``read_urls`` (``store.replicas``), at most ``read_max_lag`` seconds behind."""
     own = store is None
     store = store if store is not None else EventStore.open(store_url)
     limits = limits or Limits()
-    services = Services(store, store_url, limits)
+    lag = {} if read_max_lag is None else {"max_lag": read_max_lag}
+    reads = ReadRouter.of(store, read_urls or [], **lag)
+    services = Services(store, store_url, limits, reads)
 
     async def startup(app: Litestar) -> None:
         await services.live.start()
 
     async def shutdown(app: Litestar) -> None:
         await services.live.stop()
+        if reads is not None:
+            reads.close()
         if own:
             store.close()
 

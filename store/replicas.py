@@ -41,6 +41,8 @@ T = TypeVar("T")
 MAX_LAG_SECONDS = 2.0
 #: how long a replica's replay position (and the primary's WAL position) is reused
 STATUS_TTL_SECONDS = 0.05
+#: a replica short of what a reader needs is asked again after this long (seconds)
+RECHECK_SECONDS = 0.002
 #: how long a replica that failed is left alone before it is tried again
 BACKOFF_SECONDS = 5.0
 #: clients whose last write position is remembered (the oldest are forgotten first)
@@ -173,13 +175,18 @@ class ReadRouter:
         return self._fences.get(client, 0)
 
     # --- choosing -------------------------------------------------------------
-    def _status(self, replica: Replica) -> tuple[int, float]:
-        """(replay position, lag in seconds), read at most once per ``status_ttl``."""
-        now = self.clock()
-        if now - replica.checked < self.status_ttl:
+    def _status(self, replica: Replica, need: int = 0) -> tuple[int, float]:
+        """(replay position, lag in seconds), read at most once per ``status_ttl``; or
+        once per ``RECHECK_SECONDS`` while the known position is short of ``need`` (a
+        query on the replica: it spares the primary a read)."""
+        def fresh() -> bool:
+            age = self.clock() - replica.checked
+            return age < (RECHECK_SECONDS if replica.replayed < need else self.status_ttl)
+
+        if fresh():
             return replica.replayed, replica.lag
         with replica.lock:
-            if self.clock() - replica.checked < self.status_ttl:
+            if fresh():
                 return replica.replayed, replica.lag
             row = replica.open().select(_REPLICA_STATUS)[0]
             if not row[2]:
@@ -210,7 +217,7 @@ class ReadRouter:
         a replica when one qualifies, else the primary."""
         for replica in self._candidates():
             try:
-                replayed, lag = self._status(replica)
+                replayed, lag = self._status(replica, fence)
             except (StoreError, OSError) as exc:
                 self._failed(replica, exc)
                 continue

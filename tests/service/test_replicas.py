@@ -1,0 +1,277 @@
+"""Reads from a PostgreSQL hot standby (``--read-db``, ``store.replicas``), on the
+project's own primary and standby (``tests/replica_cluster.py``): seats never miss
+their own commands, a standby that stops fails no request, a paused one is skipped
+within the lag bound, and hidden information stays hidden on the replica path.
+
+Without PostgreSQL's cluster tools these tests skip, saying why; with
+``KARTLUDO_REQUIRE_PG=1`` they fail instead.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+import uuid
+
+import httpx
+import pytest
+
+from kartludo.app.matches import MatchService
+from kartludo.engine.registry import get_game
+
+from serving import bearer, serve_in_thread
+
+REQUIRE_PG = __import__("os").environ.get("KARTLUDO_REQUIRE_PG") == "1"
+
+
+def _unavailable(reason: str) -> None:
+    if REQUIRE_PG:
+        pytest.fail(reason + " (KARTLUDO_REQUIRE_PG=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def replica_cluster():
+    """The project's own primary and streaming hot standby for this test session."""
+    from replica_cluster import missing_tools, replica_cluster as make
+
+    problem = missing_tools()
+    if problem:
+        _unavailable(problem)
+    try:
+        cm = make()
+        cluster = cm.__enter__()
+    except Exception as exc:  # noqa: BLE001 - any failure to build them is reported as such
+        _unavailable(f"could not make a primary and a hot standby: {exc}")
+    try:
+        yield cluster
+    finally:
+        cm.__exit__(None, None, None)
+
+
+@pytest.fixture
+def replica(replica_cluster):
+    """A fresh schema on the primary, migrated and replayed by the (running) standby:
+    (primary URL, standby URL, the cluster)."""
+    import psycopg
+
+    from kartludo.store.database import create_engine, upgrade
+
+    cluster = replica_cluster
+    try:
+        cluster.standby_sql("SELECT pg_wal_replay_resume()")
+    except psycopg.OperationalError:
+        cluster.start_standby()
+    schema = "kt_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(cluster.primary_url(), autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    engine = create_engine(cluster.primary_url(schema))
+    upgrade(engine)
+    engine.dispose()
+    cluster.wait_replayed()
+    yield cluster.primary_url(schema), cluster.standby_url(schema), cluster
+    with psycopg.connect(cluster.primary_url(), autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def primary_store(replica):
+    from kartludo.store import EventStore
+
+    s = EventStore.open(replica[0])
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def served(replica, primary_store):
+    """The service on the primary with the standby for reads: (base URL, its Services)."""
+    from kartludo.service.app import create_app
+
+    app = create_app(replica[0], store=primary_store, read_urls=[replica[1]], read_max_lag=0.5)
+    services = app.state.services
+    services.reads.backoff = 0.5  # retried soon after an outage (the default is seconds)
+    with serve_in_thread(app) as url:
+        yield url, services
+
+
+@pytest.fixture
+def td(primary_store):
+    from kartludo.app.tokens import issue
+
+    return issue(primary_store, "td", label="mia")
+
+
+def _new_match(http, td_token, game="hakamo", players=("ann", "bob", "cy", "dan"), seed=3):
+    created = http.post("/matches", json={"game": game, "players": list(players), "seed": seed},
+                        headers=bearer(td_token))
+    assert created.status_code == 201, created.text
+    mid, tokens = created.json()["match"], created.json()["tokens"]
+    assert http.post(f"/matches/{mid}/deals", json={}, headers=bearer(td_token)).status_code == 201
+    return mid, tokens
+
+
+def _play(http, svc, mid, tokens, steps, rng, seen_by=None, check_reads=True):
+    """Up to ``steps`` bot commands, each by the seat to act with its own token; after
+    each, that seat reads /events and /replay and must find its command there."""
+    match = svc.load(mid)
+    game, players = match.game, match.players
+    bot = game.bots()["heuristic"]
+    done = 0
+    for _ in range(steps):
+        state = svc.load(mid).state
+        if game.can_deal(state) or game.is_finished(state):
+            break
+        seat = game.to_act(state)[0]
+        command = bot.choose(game, state, seat, game.legal_commands(state, seat), rng)
+        verb, *args = command.text().split()
+        token = tokens[players[seat]]
+        r = http.post(f"/matches/{mid}/commands", json={"verb": verb, "args": args}, headers=bearer(token))
+        assert r.status_code == 201, r.text
+        positions = r.json()["positions"]
+        if check_reads:
+            events = http.get(f"/matches/{mid}/events", params={"after": positions[0] - 1}, headers=bearer(token))
+            assert events.status_code == 200, events.text
+            assert [e["position"] for e in events.json()][: len(positions)] == positions, "own command missing"
+            replay = http.get(f"/matches/{mid}/replay", headers=bearer(token))
+            assert replay.status_code == 200, replay.text
+            assert replay.json()["steps"][-1]["event"]["position"] >= positions[-1], "own command missing (replay)"
+            anon = http.get(f"/matches/{mid}/events", params={"after": 0})
+            assert anon.status_code == 200, anon.text
+            if seen_by is not None:
+                seen_by.append(anon.json()[-1]["position"] if anon.json() else 0)
+        done += 1
+    return done
+
+
+def test_without_read_db_reads_take_the_primary_path(db_url, store):
+    """No replica URL: no router, and the one read path runs on the primary's service."""
+    from kartludo.service.app import create_app
+    from kartludo.store.replicas import ReadRouter, read_urls
+
+    app = create_app(db_url, store=store)
+    services = app.state.services
+    assert services.reads is None and ReadRouter.of(store, []) is None
+    assert services.read(None, lambda svc: svc) is services.svc
+    assert read_urls(["a, b", "c  a", ""]) == ["a", "b", "c"]
+
+
+def test_read_db_needs_a_postgresql_primary(sqlite_url):
+    from click.testing import CliRunner
+
+    from kartludo.cli.main import cli
+    from kartludo.store import EventStore
+
+    with EventStore.open(sqlite_url) as store:
+        mid = MatchService(store).create("hakamo", ["ann", "bob", "cy", "dan"], seed=1)
+    result = CliRunner().invoke(cli, ["--db", sqlite_url, "--read-db", "postgresql://postgres@127.0.0.1:1/x",
+                                      "replay", mid, "--json"])
+    assert result.exit_code == 1 and "--read-db needs a PostgreSQL primary" in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.postgres
+def test_seats_playing_concurrently_always_read_their_own_commands(served, primary_store, td):
+    url, services = served
+    errors: list[BaseException] = []
+
+    def table(seed: int) -> None:
+        try:
+            with httpx.Client(base_url=url, timeout=30) as http:
+                mid, tokens = _new_match(http, td, seed=seed)
+                _play(http, MatchService(primary_store), mid, tokens, 24, random.Random(seed))
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=table, args=(seed,)) for seed in (1, 2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    assert services.reads.replicas[0].reads > 0, "no read went to the replica"
+
+
+@pytest.mark.postgres
+def test_a_standby_that_stops_fails_no_request(served, replica, primary_store, td):
+    url, services = served
+    cluster = replica[2]
+    svc = MatchService(primary_store)
+    rng = random.Random(4)
+    with httpx.Client(base_url=url, timeout=30) as http:
+        mid, tokens = _new_match(http, td)
+        _play(http, svc, mid, tokens, 4, rng)
+        served_before = services.reads.replicas[0].reads
+        assert served_before > 0
+        stopper = threading.Thread(target=cluster.stop_standby)
+        stopper.start()  # stops while the seats go on playing and reading
+        _play(http, svc, mid, tokens, 12, rng)
+        stopper.join(60)
+        primary_before = services.reads.primary_reads
+        _play(http, svc, mid, tokens, 4, rng)
+        assert services.reads.primary_reads > primary_before  # the primary took the reads
+        cluster.start_standby()
+        cluster.wait_replayed()
+        time.sleep(services.reads.backoff + 0.1)
+        _play(http, svc, mid, tokens, 4, rng)
+    assert services.reads.replicas[0].reads > served_before, "the replica was not used again after it came back"
+
+
+@pytest.mark.postgres
+def test_a_paused_standby_is_skipped_within_the_lag_bound(served, replica, primary_store, td):
+    url, services = served
+    cluster = replica[2]
+    svc = MatchService(primary_store)
+    rng = random.Random(6)
+    with httpx.Client(base_url=url, timeout=30) as http:
+        mid, tokens = _new_match(http, td)
+        _play(http, svc, mid, tokens, 2, rng)
+        cluster.wait_replayed()
+        cluster.standby_sql("SELECT pg_wal_replay_pause()")
+        try:
+            _play(http, svc, mid, tokens, 3, rng)
+            head = svc.load(mid).version
+            time.sleep(services.reads.max_lag + 0.2)
+            replica_reads = services.reads.replicas[0].reads
+            for _ in range(5):  # anonymous reads need no own write: only the lag bound guards them
+                events = http.get(f"/matches/{mid}/events").json()
+                assert events[-1]["version"] == head, "a stale replica served a read past the lag bound"
+            assert services.reads.replicas[0].reads == replica_reads
+        finally:
+            cluster.standby_sql("SELECT pg_wal_replay_resume()")
+
+
+@pytest.mark.postgres
+def test_hidden_information_stays_hidden_on_the_replica_path(served, primary_store, td, open_sse):
+    """The property check of ``test_hidden`` (every seat's state, events, live stream and
+    replay at every step of a deal), with reads served by the standby."""
+    from test_hidden import test_no_seat_sees_a_card_another_seat_holds as hidden_check
+
+    url, services = served
+    for game in ("hakamo", "uxinjo"):
+        hidden_check(game, url, open_sse, primary_store, td)
+    assert services.reads.replicas[0].reads > 0, "no read went to the replica"
+
+
+@pytest.mark.postgres
+def test_cli_replay_reads_from_the_standby(replica, primary_store):
+    from click.testing import CliRunner
+
+    from kartludo.cli.main import cli
+
+    primary, standby, cluster = replica
+    mid = MatchService(primary_store).create("hakamo", ["ann", "bob", "cy", "dan"], seed=2)
+    MatchService(primary_store).deal(mid, None, actor="td")
+    cluster.wait_replayed()
+    runner = CliRunner()
+    on_primary = runner.invoke(cli, ["--db", primary, "replay", mid, "--json"])
+    on_standby = runner.invoke(cli, ["--db", primary, "--read-db", standby, "replay", mid, "--json"])
+    assert on_primary.exit_code == 0 and on_standby.exit_code == 0, on_standby.output
+    assert on_standby.output == on_primary.output
+    cluster.stop_standby()
+    try:  # a standby that is down: the primary answers, nothing fails
+        down = runner.invoke(cli, ["--db", primary, "--read-db", standby, "replay", mid, "--json"])
+        assert down.exit_code == 0 and down.output == on_primary.output, down.output
+    finally:
+        cluster.start_standby()

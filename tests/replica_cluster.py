@@ -42,11 +42,12 @@ class ReplicaCluster:
     def standby_url(self, schema: str | None = None) -> str:
         return self.url(self.standby_port, schema)
 
-    def ctl(self, name: str, action: str) -> None:
-        _run("pg_ctlcluster", "--skip-systemctl-redirect", self.version, name, action)
+    def ctl(self, name: str, action: str, *options: str) -> None:
+        _run("pg_ctlcluster", "--skip-systemctl-redirect", self.version, name, action, *options)
 
     def stop_standby(self) -> None:
-        self.ctl(self.standby_name, "stop")
+        """Stop it now (``fast``: its open connections are cut, as in an outage)."""
+        self.ctl(self.standby_name, "stop", "-m", "fast")
 
     def start_standby(self) -> None:
         self.ctl(self.standby_name, "start")

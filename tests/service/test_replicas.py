@@ -112,17 +112,20 @@ def _new_match(http, td_token, game="hakamo", players=("ann", "bob", "cy", "dan"
     return mid, tokens
 
 
-def _play(http, svc, mid, tokens, steps, rng, seen_by=None, check_reads=True):
-    """Up to ``steps`` bot commands, each by the seat to act with its own token; after
-    each, that seat reads /events and /replay and must find its command there."""
+def _play(http, svc, mid, tokens, steps, rng, td_token, check_reads=True):
+    """``steps`` bot commands (the TD deals when a deal ends), each by the seat to act
+    with its own token; after each, that seat reads /events and /replay and must find
+    its command there."""
     match = svc.load(mid)
     game, players = match.game, match.players
     bot = game.bots()["heuristic"]
     done = 0
     for _ in range(steps):
         state = svc.load(mid).state
-        if game.can_deal(state) or game.is_finished(state):
-            break
+        assert not game.is_finished(state), "the match ended: play fewer steps"
+        if game.can_deal(state):
+            assert http.post(f"/matches/{mid}/deals", json={}, headers=bearer(td_token)).status_code == 201
+            state = svc.load(mid).state
         seat = game.to_act(state)[0]
         command = bot.choose(game, state, seat, game.legal_commands(state, seat), rng)
         verb, *args = command.text().split()
@@ -139,8 +142,6 @@ def _play(http, svc, mid, tokens, steps, rng, seen_by=None, check_reads=True):
             assert replay.json()["steps"][-1]["event"]["position"] >= positions[-1], "own command missing (replay)"
             anon = http.get(f"/matches/{mid}/events", params={"after": 0})
             assert anon.status_code == 200, anon.text
-            if seen_by is not None:
-                seen_by.append(anon.json()[-1]["position"] if anon.json() else 0)
         done += 1
     return done
 
@@ -180,7 +181,7 @@ def test_seats_playing_concurrently_always_read_their_own_commands(served, prima
         try:
             with httpx.Client(base_url=url, timeout=30) as http:
                 mid, tokens = _new_match(http, td, seed=seed)
-                _play(http, MatchService(primary_store), mid, tokens, 24, random.Random(seed))
+                _play(http, MatchService(primary_store), mid, tokens, 24, random.Random(seed), td)
         except BaseException as exc:  # noqa: BLE001 - reported by the main thread
             errors.append(exc)
 
@@ -201,20 +202,20 @@ def test_a_standby_that_stops_fails_no_request(served, replica, primary_store, t
     rng = random.Random(4)
     with httpx.Client(base_url=url, timeout=30) as http:
         mid, tokens = _new_match(http, td)
-        _play(http, svc, mid, tokens, 4, rng)
+        _play(http, svc, mid, tokens, 4, rng, td)
         served_before = services.reads.replicas[0].reads
         assert served_before > 0
         stopper = threading.Thread(target=cluster.stop_standby)
         stopper.start()  # stops while the seats go on playing and reading
-        _play(http, svc, mid, tokens, 12, rng)
+        _play(http, svc, mid, tokens, 12, rng, td)
         stopper.join(60)
         primary_before = services.reads.primary_reads
-        _play(http, svc, mid, tokens, 4, rng)
+        _play(http, svc, mid, tokens, 4, rng, td)
         assert services.reads.primary_reads > primary_before  # the primary took the reads
         cluster.start_standby()
         cluster.wait_replayed()
         time.sleep(services.reads.backoff + 0.1)
-        _play(http, svc, mid, tokens, 4, rng)
+        _play(http, svc, mid, tokens, 4, rng, td)
     assert services.reads.replicas[0].reads > served_before, "the replica was not used again after it came back"
 
 
@@ -226,11 +227,11 @@ def test_a_paused_standby_is_skipped_within_the_lag_bound(served, replica, prima
     rng = random.Random(6)
     with httpx.Client(base_url=url, timeout=30) as http:
         mid, tokens = _new_match(http, td)
-        _play(http, svc, mid, tokens, 2, rng)
+        _play(http, svc, mid, tokens, 2, rng, td)
         cluster.wait_replayed()
         cluster.standby_sql("SELECT pg_wal_replay_pause()")
         try:
-            _play(http, svc, mid, tokens, 3, rng)
+            _play(http, svc, mid, tokens, 3, rng, td)
             head = svc.load(mid).version
             time.sleep(services.reads.max_lag + 0.2)
             replica_reads = services.reads.replicas[0].reads

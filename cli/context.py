@@ -29,7 +29,7 @@ class Env:
         """``run(store)`` for a read of events: on a replica (``--read-db``) caught up
         within ``--read-max-lag`` and with this process's own writes, else (or if the
         replica fails meanwhile) on the primary; without --read-db, on the store."""
-        if not self.read_urls:
+        if not self.read_urls or self.writes:  # a command that writes reads its writes on the primary
             return run(self.store)
         return self.router().read(run, client=self)
 

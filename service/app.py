@@ -71,6 +71,7 @@ class Services:
         #: replicas for reads (``--read-db``); None: every read on the primary
         self.reads = reads
         self._readers: weakref.WeakKeyDictionary[EventStore, MatchService] = weakref.WeakKeyDictionary()
+        self._woken: weakref.WeakKeyDictionary[asyncio.Event, float] = weakref.WeakKeyDictionary()
         self.limits = limits
         self.tokens = TokenIndex(store)
         self.live = LiveHub(store, url)
@@ -107,6 +108,12 @@ class Services:
         """After ``who``'s write: its next reads must see it (read-your-writes)."""
         if self.reads is not None:
             self.reads.wrote(_client(who))
+
+    def woken_at(self, wake: asyncio.Event) -> float:
+        """When the first live stream woke from ``wake`` (after the commit that set it):
+        every stream woken by it asks for the primary's position as of then, so they
+        share one query."""
+        return self._woken.setdefault(wake, time.monotonic())
 
     def current(self, since: float) -> int:
         """The primary's WAL position read after monotonic time ``since`` (0 without
@@ -522,7 +529,7 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
                 try:
                     await asyncio.wait_for(wake.wait(), timeout=TOKEN_CHECK_SECONDS)
                     changed = True
-                    woke = time.monotonic()
+                    woke = sv.woken_at(wake)
                 except TimeoutError:
                     changed = False
                 if not changed and loop.time() - quiet_since >= KEEP_ALIVE_SECONDS:

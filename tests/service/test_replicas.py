@@ -270,6 +270,22 @@ def test_cli_replay_reads_from_the_standby(replica, primary_store):
     on_standby = runner.invoke(cli, ["--db", primary, "--read-db", standby, "replay", mid, "--json"])
     assert on_primary.exit_code == 0 and on_standby.exit_code == 0, on_standby.output
     assert on_standby.output == on_primary.output
+    cluster.standby_sql("SELECT pg_wal_replay_pause()")
+    try:  # the standby no longer replays: a read it serves lacks the next command
+        svc = MatchService(primary_store)
+        match = svc.load(mid)
+        seat = match.game.to_act(match.state)[0]
+        command = match.game.legal_commands(match.state, seat)[0].text().split()
+        svc.act(mid, match.players[seat], command[0], command[1:])
+        env = {"KARTLUDO_READ_DB": f" {standby} "}
+        stale = runner.invoke(cli, ["--db", primary, "--read-max-lag", "3600", "replay", mid, "--json"], env=env)
+        assert stale.exit_code == 0 and stale.output == on_primary.output, "the standby did not serve the read"
+        fresh = runner.invoke(cli, ["--db", primary, "--read-max-lag", "0", "replay", mid, "--json"], env=env)
+        current = runner.invoke(cli, ["--db", primary, "replay", mid, "--json"])
+        assert fresh.exit_code == 0 and fresh.output == current.output != on_primary.output
+    finally:
+        cluster.standby_sql("SELECT pg_wal_replay_resume()")
+    on_primary = current
     cluster.stop_standby()
     try:  # a standby that is down: the primary answers, nothing fails
         down = runner.invoke(cli, ["--db", primary, "--read-db", standby, "replay", mid, "--json"])

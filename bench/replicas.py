@@ -95,6 +95,17 @@ class Load:
             setattr(self, name, getattr(self, name) + n)
 
 
+def quietly(work):  # noqa: ANN001, ANN201 - a thread's body
+    """A client thread (its arguments end with the ``Load`` and a seed): an error once
+    the server is being stopped is not a failure."""
+    def run(*args):  # noqa: ANN002, ANN202
+        try:
+            work(*args)
+        except httpx.HTTPError as exc:
+            args[-2].fail(f"{work.__name__} {type(exc).__name__}")
+    return run
+
+
 def play(base: str, td: str, mid: str, tokens: dict[str, str], load: Load, seed: int) -> None:
     """The seat to act plays a random legal command; the TD deals between deals."""
     rng = random.Random(seed)
@@ -191,13 +202,13 @@ def run(cluster: ReplicaCluster, replicas: int, args: argparse.Namespace) -> dic
         for mid, _ in tables:
             threads += [threading.Thread(target=watch, args=(base, mid, load), daemon=True)
                         for _ in range(args.watchers)]
-        threads += [threading.Thread(target=replays, args=(base, mids, load, i), daemon=True)
+        threads += [threading.Thread(target=quietly(replays), args=(base, mids, load, i), daemon=True)
                     for i in range(args.replayers)]
         for t in threads:
             t.start()
         time.sleep(1)  # the watchers connect
         cpu0 = (cluster_cpu(cluster.primary_name, cluster.version), cluster_cpu(cluster.standby_name, cluster.version))
-        players = [threading.Thread(target=play, args=(base, td, mid, tokens, load, i), daemon=True)
+        players = [threading.Thread(target=quietly(play), args=(base, td, mid, tokens, load, i), daemon=True)
                    for i, (mid, tokens) in enumerate(tables)]
         start = time.monotonic()
         counts0 = (load.commands, load.replays, load.event_lists, load.delivered)

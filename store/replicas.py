@@ -12,8 +12,9 @@ only when that replica is *safe* for this reader:
 - bounded staleness: a replica more than ``max_lag`` seconds behind (time since its
   last replayed transaction, unless it has replayed everything the primary has written)
   is skipped for every reader;
-- a replica that fails is skipped for ``backoff`` seconds and the read is run again
-  on the primary: an outage of a replica costs no request.
+- a replica that fails (down, its connections all busy, or a query cancelled by a
+  conflict with its recovery) is skipped for ``backoff`` seconds and the read is run
+  again on the primary: an outage of a replica costs no request.
 
 Lag checks are cheap: a replica's replay position and lag are read with one query and
 kept for ``status_ttl`` seconds; the primary's position likewise (one query shared by
@@ -31,7 +32,7 @@ import threading
 import time
 from typing import Any, Callable, Hashable, Sequence, TypeVar
 
-from kartludo.store.errors import DatabaseUnavailable, StoreError
+from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
 from kartludo.store.eventstore import EventStore
 
 log = logging.getLogger(__name__)
@@ -236,7 +237,7 @@ class ReadRouter:
             return run(self.primary)
         try:
             result = run(store)
-        except (DatabaseUnavailable, OSError) as exc:
+        except (DatabaseUnavailable, StoreBusy, OSError) as exc:
             self._failed(replica, exc)
             self.primary_reads += 1
             return run(self.primary)

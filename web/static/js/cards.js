@@ -211,14 +211,19 @@ function kindOf(code) {
   return "unknown";
 }
 
-/** An <svg role="img"> of the card, ~56×80 px (``small``: ~36×52). */
-export function cardSVG(code, { small = false } = {}) {
+/** The card's <svg> markup, a string (app/diagrams.py draws the very same, checked by a test). */
+export function cardMarkup(code, { small = false } = {}) {
   const name = cardName(code);
   const width = small ? 36 : 56;
   const height = small ? 52 : 80;
-  const markup = `<svg xmlns="${SVG_NS}" viewBox="0 0 ${W} ${H}" width="${width}" height="${height}" role="img" ` +
+  return `<svg xmlns="${SVG_NS}" viewBox="0 0 ${W} ${H}" width="${width}" height="${height}" role="img" ` +
     `aria-label="${esc(name)}" class="card-svg card-${kindOf(code)}" focusable="false"><title>${esc(name)}</title>` +
     `${faceOf(code, small)}</svg>`;
+}
+
+/** An <svg role="img"> of the card, ~56×80 px (``small``: ~36×52). */
+export function cardSVG(code, { small = false } = {}) {
+  const markup = cardMarkup(code, { small });
   const tpl = document.createElement("template");
   tpl.innerHTML = markup;
   return tpl.content.firstElementChild;

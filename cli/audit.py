@@ -90,9 +90,14 @@ def show(env: Env, ruling: str, fmt: str) -> None:
     """
     from kartludo.app.audit import resolve_entry, ruling_context
 
+    from kartludo.app.hearing import annotations_of
+
     ctx = ruling_context(env.store, resolve_entry(env.store, ruling))
+    notes = annotations_of(env.store, ctx.record.id)
     if fmt == "json":
-        echo_json(ctx)
+        import msgspec
+
+        echo_json({**msgspec.to_builtins(ctx), "annotations": notes})
         return
     for line in _record_lines(ctx.record):
         click.echo(line)
@@ -117,6 +122,10 @@ def show(env: Env, ruling: str, fmt: str) -> None:
         means = (f"; last rollout n={roll['n']} means " + ", ".join(f"{p} {st['mean']:+.2f}" for p, st
                                                                      in roll["players"].items())) if roll else ""
         click.echo(f"  {h['hypothetical']} step {h['step']} {h['label']!r}: {result}{means}")
+    if notes:
+        click.echo("annotations:")
+    for a in notes:
+        click.echo(f"  {a.at}  {a.by} ({a.role}) on event #{a.position} (step {a.step}): {a.text}")
     click.echo("events before:")
     for line in ctx.before:
         click.echo(f"  {line}")
@@ -216,3 +225,14 @@ def recheck(env: Env, match_id: str | None, fmt: str) -> None:
         click.echo(f"{count} matches rechecked, {len(diffs)} differences")
     if diffs:
         raise click.exceptions.Exit(1)
+
+
+def _register() -> None:
+    """The casebook and annotation commands live in their own module."""
+    from kartludo.cli.casebook import annotate, casebook
+
+    audit.add_command(casebook)
+    audit.add_command(annotate)
+
+
+_register()

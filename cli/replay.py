@@ -21,9 +21,13 @@ HELP = ("keys: n/→/space next · p/← back · t/T end of next/prev turn or tr
 @output_options(formats=DOCUMENT)
 @click.option("--interactive/--no-interactive", default=None,
               help="Step with keys (default: on a terminal, unless --to or --json).")
+@click.option("--diagram", type=click.Choice(["svg", "png"]),
+              help="Write the deal diagram of step K (default: the last step) to -o FILE instead.")
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, writable=True),
+              help="The diagram's file (with --diagram).")
 @pass_env
 def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: str | None, fmt: str,
-           interactive: bool | None) -> None:
+           interactive: bool | None, diagram: str | None = None, out: str | None = None) -> None:
     """Replay a deal of MATCH by folding its stored events, one event per step.
 
     On a terminal it is interactive (next, back, next turn or trick, next ruling,
@@ -34,6 +38,7 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
     Example:
         kartludo replay 3f9c --deal 2 --as bob
         kartludo replay 3f9c --deal 2 --to 14 --json
+        kartludo replay 3f9c --deal 2 --to 14 --diagram svg -o d2-14.svg
     """
     from kartludo.app.matches import MatchService
     from kartludo.app.replay import Navigator, build
@@ -50,6 +55,13 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
     count = len(rep.steps)
     if to is not None and to > count:
         raise CommandError(f"deal {rep.deal} has {count} steps, not {to}")
+    if (diagram is None) != (out is None):
+        raise click.UsageError("--diagram svg|png and -o FILE go together")
+    if diagram is not None and out is not None:
+        from kartludo.cli.diagram import write_diagram
+
+        write_diagram(rep, to or count, viewer, diagram, out)
+        return
     wanted = [to] if to else list(range(1, count + 1))
     if fmt == "json":
         out = []

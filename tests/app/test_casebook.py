@@ -1,0 +1,152 @@
+"""The casebook, deal diagrams and hearing annotations, through the CLI on every backend."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from kartludo.app.cardfaces import SVG_NS, card_name
+from kartludo.app.diagrams import diagram_cards
+from kartludo.app.hearing import hearing_stream
+from kartludo.app.matches import MatchService, fold_records, stream_of
+from kartludo.engine.base import ALL
+
+from scenarios import foul_then_void_win
+
+RULING = "uxinjo-d1-Or"
+
+
+@pytest.fixture
+def two_matches(store):
+    svc = MatchService(store)
+    return [foul_then_void_win(svc), foul_then_void_win(svc, players=["dan", "eve", "fay"])]
+
+
+def _svg_of(html: str) -> str:
+    start = html.index('<div class="diagram">') + len('<div class="diagram">')
+    return html[start: html.index("</div>", start)]
+
+
+def _checked_cards(svg: str) -> dict[str, list[str]]:
+    """The diagram's cards by zone, each card's spoken label checked against its code."""
+    root = ET.fromstring(svg)
+    for g in root.iter(f"{{{SVG_NS}}}g"):
+        if g.get("class") == "card":
+            title = next(g.iter(f"{{{SVG_NS}}}title")).text
+            assert title == card_name(g.get("data-card")), (title, g.get("data-card"))
+    return diagram_cards(svg)
+
+
+def _state_before(store, match_id: str, version: int) -> dict:
+    records = store.read_stream(stream_of(match_id))
+    live = fold_records(match_id, records[: version - 1])
+    return json.loads(json.dumps(MatchService(store).state_json(live, ALL)))
+
+
+def _no_network(text: str) -> None:
+    without_ns = text.replace(f'xmlns="{SVG_NS}"', "")
+    assert not re.search(r"(?:https?|ftp|wss?):|//[a-z0-9]", without_ns, re.I), re.search(
+        r"(?:https?|ftp|wss?):|//[a-z0-9]", without_ns, re.I)
+    for ref in re.findall(r'(?:src|href)="([^"]*)"', without_ns):
+        assert ref.startswith(("data:", "#", "../", "cases/", "index.html")) or re.fullmatch(
+            r"[a-z-]+\.html(#.*)?", ref), ref
+
+
+def test_casebook_writes_one_page_per_ruling_with_the_cards_of_the_moment(k, store, two_matches, tmp_path):
+    out = tmp_path / "cb"
+    text = k("audit", "casebook", "-o", str(out))
+    assert "wrote 2 case pages" in text
+    pages = sorted((out / "cases").glob("*.html"))
+    assert len(pages) == 2 and (out / "index.html").exists()
+    index = (out / "index.html").read_text()
+    for m in two_matches:
+        page = out / "cases" / f"{m}__{RULING}.html"
+        assert page in pages and f'href="cases/{page.name}"' in index
+        html = page.read_text()
+        listed = json.loads(k("audit", "show", f"{m}/{RULING}", "--json"))
+        state = _state_before(store, m, listed["record"]["version"])
+        cards = _checked_cards(_svg_of(html))
+        hands = {z.removeprefix("hand:"): c for z, c in cards.items() if z.startswith("hand:")}
+        assert hands == state["hands"] and set(hands) == set(state["players"])
+        table = {z: c for z, c in cards.items() if not z.startswith(("hand:", "exposed:"))}
+        expected = {}
+        if state["top_discard"]:
+            expected["top of the discards"] = [state["top_discard"]]
+        if state["revealed"]:
+            expected["revealed (stock)"] = [state["revealed"]]
+        assert table == expected
+        assert listed["record"]["rule"] in unescape(html)
+        assert f'<span class="status">{listed["record"]["status"]}</span>' in html
+        assert 'href="../rules/uxinjo.html#' in html
+    for path in out.rglob("*"):
+        if path.is_file():
+            _no_network(path.read_text())
+    rules = (out / "rules" / "uxinjo.html").read_text()
+    anchor = re.search(r'href="\.\./rules/uxinjo\.html#([^"]+)"', pages[0].read_text()).group(1)
+    assert f'id="{anchor}"' in rules
+
+
+def test_casebook_filters_and_markdown(k, two_matches, tmp_path):
+    assert "wrote 1 case pages" in k("audit", "casebook", "--match", two_matches[0][:6], "-o", str(tmp_path / "a"))
+    assert "wrote 0 case pages" in k("audit", "casebook", "--game", "hakamo", "-o", str(tmp_path / "b"))
+    k("audit", "casebook", "--format", "md", "-o", str(tmp_path / "md"))
+    mds = sorted((tmp_path / "md" / "cases").glob("*.md"))
+    assert len(mds) == 2 and all(p.with_suffix(".svg").exists() for p in mds)
+    assert f"({mds[0].stem}.svg)" in mds[0].read_text()
+    (tmp_path / "file").write_text("x")
+    assert "is a file" in k("audit", "casebook", "-o", str(tmp_path / "file"), code=2)
+
+
+def test_replay_diagram_holds_the_cards_of_step_k(k, store, two_matches, tmp_path):
+    m = two_matches[0]
+    for step in (1, 3):
+        shown = json.loads(k("replay", m, "--deal", "2", "--to", str(step), "--json"))
+        out = tmp_path / f"d{step}.svg"
+        k("replay", m, "--deal", "2", "--to", str(step), "--diagram", "svg", "-o", str(out))
+        cards = _checked_cards(out.read_text())
+        assert {z.removeprefix("hand:"): c for z, c in cards.items() if z.startswith("hand:")} == shown["state"]["hands"]
+    seat = tmp_path / "bob.svg"
+    k("replay", m, "--deal", "2", "--to", "3", "--as", "bob", "--diagram", "svg", "-o", str(seat))
+    cards = _checked_cards(seat.read_text())
+    shown = json.loads(k("replay", m, "--deal", "2", "--to", "3", "--as", "bob", "--json"))
+    assert cards["hand:bob"] == shown["state"]["hands"]["bob"]
+    assert set(cards["hand:ann"]) == {"??"} and len(cards["hand:ann"]) == shown["state"]["hand_sizes"]["ann"]
+    png = tmp_path / "d.png"
+    k("replay", m, "--deal", "2", "--to", "3", "--diagram", "png", "-o", str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "go together" in k("replay", m, "--deal", "2", "--diagram", "svg", code=2)
+
+
+def test_annotations_live_in_the_hearing_stream_and_show_everywhere(k, store, two_matches, tmp_path):
+    m = two_matches[0]
+    audit_id = f"{m}/{RULING}"
+    listed = json.loads(k("audit", "show", audit_id, "--json"))
+    version = listed["record"]["version"]
+    match_before = len(store.read_stream(stream_of(m)))
+    ruled_pos = listed["record"]["position"]
+    k("audit", "annotate", audit_id, "--by", "ann", "--event", str(ruled_pos - 1), "--text", "R3 R7 <pair>")
+    assert len(store.read_stream(stream_of(m))) == match_before
+    stored = store.read_stream(hearing_stream(audit_id))
+    assert len(stored) == 1 and stored[0].event.text == "R3 R7 <pair>" and stored[0].event.version == version - 1
+    shown = json.loads(k("audit", "show", audit_id, "--json"))["annotations"]
+    assert [(a["by"], a["role"], a["position"]) for a in shown] == [("ann", "player", ruled_pos - 1)]
+    assert "ann (player) on event" in k("audit", "show", audit_id)
+    k("audit", "casebook", "-o", str(tmp_path / "cb"))
+    page = (tmp_path / "cb" / "cases" / f"{m}__{RULING}.html").read_text()
+    assert "R3 R7 &lt;pair&gt;" in page and "<pair>" not in page
+    # refusals: a stranger, an event outside the deal, an over-long text; nothing written
+    assert "only they may annotate" in k("audit", "annotate", audit_id, "--by", "zed", "--event", str(ruled_pos),
+                                         "--text", "hi", code=1)
+    assert "is not an event of deal 1" in k("audit", "annotate", audit_id, "--by", "ann", "--event", "1",
+                                            "--text", "hi", code=1)
+    assert "at most 500" in k("audit", "annotate", audit_id, "--by", "ann", "--event", str(ruled_pos),
+                              "--text", "x" * 501, code=1)
+    assert "is empty" in k("audit", "annotate", audit_id, "--by", "ann", "--event", str(ruled_pos),
+                           "--text", "  ", code=1)
+    assert len(store.read_stream(hearing_stream(audit_id))) == 1
+    assert len(store.read_stream(stream_of(m))) == match_before

@@ -150,3 +150,16 @@ def test_annotations_live_in_the_hearing_stream_and_show_everywhere(k, store, tw
                            "--text", "  ", code=1)
     assert len(store.read_stream(hearing_stream(audit_id))) == 1
     assert len(store.read_stream(stream_of(m))) == match_before
+
+
+def test_casebook_shows_the_deals_hypotheticals_with_every_rollout_summary(k, store, two_matches, tmp_path):
+    from kartludo.app import hypotheticals, rollouts
+
+    m = two_matches[0]
+    h = hypotheticals.create(store, m, 1, 2, label="had ann drawn again", by="td-mia")
+    for seed in (1, 2):
+        rollouts.record(store, rollouts.rollout(hypotheticals.load(store, h), 5, seed=seed))
+    k("audit", "casebook", "--match", m, "-o", str(tmp_path / "cb"))
+    page = unescape((tmp_path / "cb" / "cases" / f"{m}__{RULING}.html").read_text())
+    assert f"{h} from step 2 “had ann drawn again”" in page
+    assert page.count("n=5 · heuristic bots") == 2 and "seed 1:" in page and "seed 2:" in page

@@ -35,7 +35,7 @@ from kartludo.app.visibility import Shown, deal_over, events_of, match_over, rea
 from kartludo.engine.base import ALL, BadCommand, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
 from kartludo.events.match import MatchCreated
-from kartludo.service import games, hypotheticals
+from kartludo.service import games, hearing, hypotheticals
 from kartludo.service import schemas as s
 from kartludo.service import table
 from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of
@@ -677,7 +677,8 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
     app = Litestar(
         route_handlers=[create_match, get_matches, get_match, get_state, start_deal, submit_command, get_legal,
                         get_events, get_replay, stream, get_me, get_standings, get_series, get_audit, get_ruling,
-                        appeal_ruling, decide_ruling, games.get_games, *table.ROUTES, *pages.ROUTES, *hypotheticals.ROUTES],
+                        appeal_ruling, decide_ruling, games.get_games, *table.ROUTES, *pages.ROUTES, *hypotheticals.ROUTES,
+                        *hearing.ROUTES],
         on_startup=[startup],
         on_shutdown=[shutdown],
         exception_handlers={

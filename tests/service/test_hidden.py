@@ -170,6 +170,44 @@ def test_hypotheticals_are_td_material_while_their_deal_runs(game_name, server, 
     http.close()
 
 
+def test_hearing_annotations_are_td_material_while_the_ruled_deal_runs(server, store, td_token, monkeypatch):
+    """An annotation may name cards: while the ruled deal runs only a TD token reads
+    them (a seat or anonymous read is refused); once it has ended anyone reads them.
+    Writing needs a TD token or a seat token of the ruling's match."""
+    from kartludo.app import hearing
+    from kartludo.app.tokens import issue
+
+    from scenarios import foul_then_void_win
+
+    mid = foul_then_void_win(MatchService(store))
+    players = MatchService(store).load(mid).players
+    seats = {p: issue(store, "seat", match=mid, seat=i) for i, p in enumerate(players)}
+    other = foul_then_void_win(MatchService(store), players=["dan", "eve", "fay"])
+    stranger = issue(store, "seat", match=other, seat=0)
+    http = httpx.Client(base_url=server, timeout=30)
+    url = f"/audit/{mid}/uxinjo-d1-Or/annotations"
+    ruled = http.get(f"/audit/{mid}/uxinjo-d1-Or", headers=bearer(td_token)).json()["position"]
+    text = "ann held R3 R7 B3 here"
+    assert http.post(url, json={"event": ruled, "text": text}, headers=bearer(td_token)).status_code == 201
+    assert http.post(url, json={"event": ruled - 1, "text": "mine"}, headers=bearer(seats["bob"])).status_code == 201
+    for headers in ({}, bearer(stranger)):
+        r = http.post(url, json={"event": ruled, "text": "x"}, headers=headers)
+        assert r.status_code in (401, 403), r.text
+    assert http.post(url, json={"event": 1, "text": "x"}, headers=bearer(td_token)).status_code == 409
+    assert len(store.read_stream(hearing.hearing_stream(f"{mid}/uxinjo-d1-Or"))) == 2
+    monkeypatch.setattr(hearing, "_deal_ended", lambda store, record: False)  # as if the deal still ran
+    deck = {"R3", "R7", "B3"}
+    for headers in ({}, *(bearer(t) for t in seats.values()), bearer(stranger)):
+        r = http.get(url, headers=headers)
+        assert r.status_code in (401, 403) and not cards_in(r.json(), deck) and "R3" not in r.text, r.text
+    assert [a["by"] for a in http.get(url, headers=bearer(td_token)).json()] == ["mia", "bob"]
+    monkeypatch.undo()
+    for headers in ({}, *(bearer(t) for t in seats.values())):
+        r = http.get(url, headers=headers)
+        assert r.status_code == 200 and [(a["by"], a["role"]) for a in r.json()] == [("mia", "td"), ("bob", "player")]
+    http.close()
+
+
 # --- the property: random legal play, every reader, every read, every step -----------------------
 #
 # At every step of a match played with random legal commands (drawn by hypothesis), for

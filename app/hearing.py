@@ -106,3 +106,137 @@ def readable_annotations(store: EventStore, record: AuditRecord, *, td: bool) ->
 
 def annotation_json(a: Annotation) -> dict[str, Any]:
     return msgspec.to_builtins(a)
+
+
+# --- the hearing room: a shared replay the TD leads ------------------------------------------
+
+ALL_VIEW = "all"
+
+
+class Room(msgspec.Struct):
+    """The hearing room as its stream says: open or not, the link's hash, the moment shown."""
+
+    open: bool = False
+    link_hash: str = ""
+    step: int = 0
+    view: str = ALL_VIEW
+    version: int = 0
+
+
+def room_of(store: EventStore, audit_id: str) -> Room:
+    from kartludo.events.hearing import HearingClosed, HearingMoved, HearingOpened
+
+    room = Room()
+    for rec in store.read_stream(hearing_stream(audit_id)):
+        e = rec.event
+        room.version = rec.version
+        if isinstance(e, HearingOpened):
+            room.open, room.link_hash = True, e.link_hash
+        elif isinstance(e, HearingClosed):
+            room.open, room.link_hash = False, ""
+        elif isinstance(e, HearingMoved):
+            room.step, room.view = e.step, e.view
+    return room
+
+
+def _append_one(store: EventStore, audit_id: str, event: Any, by: str) -> None:
+    stream = hearing_stream(audit_id)
+    for _ in range(8):
+        try:
+            store.append(stream, [event], store.stream_version(stream), actor=by)
+            return
+        except ConcurrencyConflict:
+            continue
+    raise AppError(f"hearing of {audit_id}: too many concurrent updates; try again")
+
+
+def _link_hash(link: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(link.encode()).hexdigest()
+
+
+def open_room(store: EventStore, ruling: str, by: str) -> tuple[AuditRecord, str]:
+    """The TD ``by`` opens the room (a new link each time; an older link stops working).
+    Only once the ruled deal has ended: a follower sees every hand. Returns the link."""
+    import secrets
+
+    from kartludo.events.hearing import HearingMoved, HearingOpened
+
+    record = resolve_ruling(store, ruling)
+    if not _deal_ended(store, record):
+        raise NotAllowed(f"deal {record.deal} of ruling {record.id} is still being played: "
+                         "a hearing room shows every hand, so it opens once the deal has ended")
+    link = secrets.token_urlsafe(24)
+    _append_one(store, record.id, HearingOpened(by=by, link_hash=_link_hash(link)), by)
+    if room_of(store, record.id).step == 0:
+        _append_one(store, record.id, HearingMoved(by=by, step=ruled_step(store, record), view=ALL_VIEW), by)
+    return record, link
+
+
+def close_room(store: EventStore, ruling: str, by: str) -> AuditRecord:
+    from kartludo.events.hearing import HearingClosed
+
+    record = resolve_ruling(store, ruling)
+    if not room_of(store, record.id).open:
+        raise AppError(f"the hearing room of {record.id} is not open")
+    _append_one(store, record.id, HearingClosed(by=by), by)
+    return record
+
+
+def ruled_step(store: EventStore, record: AuditRecord) -> int:
+    from kartludo.app.matches import stream_of
+    from kartludo.app.replay import build
+
+    rep = build(record.match, store.read_stream(stream_of(record.match)), record.deal)
+    return next(s.index for s in rep.steps if s.record.version == record.version)
+
+
+def move(store: EventStore, ruling: str, by: str, step: int, view: str) -> AuditRecord:
+    """The leading TD shows ``step`` in ``view`` ("all" or a player's name)."""
+    from kartludo.app.matches import MatchService, stream_of
+    from kartludo.app.replay import build
+    from kartludo.events.hearing import HearingMoved
+
+    record = resolve_ruling(store, ruling)
+    if not room_of(store, record.id).open:
+        raise AppError(f"the hearing room of {record.id} is not open")
+    players = MatchService(store).load(record.match).players
+    if view != ALL_VIEW and view not in players:
+        raise UnknownPlayer(f"no view {view!r}: \"all\" or one of {', '.join(players)}")
+    count = len(build(record.match, store.read_stream(stream_of(record.match)), record.deal).steps)
+    if not 1 <= step <= count:
+        raise AppError(f"deal {record.deal} has steps 1…{count}, not {step}")
+    _append_one(store, record.id, HearingMoved(by=by, step=step, view=view), by)
+    return record
+
+
+def may_follow(store: EventStore, audit_id: str, link: str) -> bool:
+    import hmac
+
+    room = room_of(store, audit_id)
+    return room.open and bool(link) and hmac.compare_digest(room.link_hash, _link_hash(link))
+
+
+def frame(store: EventStore, record: AuditRecord) -> dict[str, Any]:
+    """What the room shows now: the moment (step, view, its description and state in
+    that view), the ruling's facts and where it was made, the annotations."""
+    from kartludo.app.matches import MatchService, stream_of
+    from kartludo.app.replay import build
+    from kartludo.engine.base import ALL
+
+    room = room_of(store, record.id)
+    rep = build(record.match, store.read_stream(stream_of(record.match)), record.deal)
+    step = min(max(room.step, 1), len(rep.steps))
+    m = rep.match
+    viewer = ALL if room.view == ALL_VIEW else m.seat_of(room.view)
+    s = rep.steps[step - 1]
+    state = MatchService(store).state_json(type(m)(m.id, m.game, m.created, s.state, s.record.version), viewer,
+                                           secrets=False)
+    return {"hearing": record.id, "open": room.open, "version": room.version, "step": step,
+            "of": len(rep.steps), "view": room.view, "players": list(m.players), "game": m.game.name,
+            "ruled_step": ruled_step(store, record), "description": rep.description(step, viewer),
+            "position": s.record.position, "state": state,
+            "ruling": {"id": record.id, "player": record.player, "rule": record.rule, "facts": record.facts,
+                       "effect": record.effect, "status": record.status},
+            "annotations": [annotation_json(a) for a in annotations_of(store, record.id)]}

@@ -25,5 +25,28 @@ class AnnotationAdded(Event, frozen=True, kw_only=True, tag="hearing.annotated")
     text: str
 
 
-HEARING_EVENTS = (AnnotationAdded,)
+class HearingOpened(Event, frozen=True, kw_only=True, tag="hearing.opened"):
+    """The TD ``by`` opens the hearing room; followers read it with the link whose
+    SHA-256 is ``link_hash`` (the link itself is never stored)."""
+
+    by: str
+    link_hash: str
+
+
+class HearingMoved(Event, frozen=True, kw_only=True, tag="hearing.moved"):
+    """The leading TD shows step ``step`` of the ruled deal in ``view`` ("all" or a
+    player's name); every follower sees the same moment."""
+
+    by: str
+    step: int
+    view: str
+
+
+class HearingClosed(Event, frozen=True, kw_only=True, tag="hearing.closed"):
+    """The TD closes the room: its link no longer opens it."""
+
+    by: str
+
+
+HEARING_EVENTS = (AnnotationAdded, HearingOpened, HearingMoved, HearingClosed)
 hearing_decoder = register_union(*HEARING_EVENTS)

@@ -13,6 +13,7 @@ import msgspec
 from litestar import Request, get, post
 from litestar.exceptions import PermissionDeniedException
 from litestar.params import JSONBody, Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from kartludo.app import hearing
 from kartludo.app.audit import resolve_ruling
@@ -48,6 +49,7 @@ def add_annotation(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
         seat = require_seat(who, record.match)
         player = sv.svc.load(record.match).players[seat]
         a = hearing.annotate(sv.store, record.id, player, data.event, data.text)
+    sv.live.notify()
     return hearing.annotation_json(a)
 
 
@@ -66,4 +68,114 @@ def get_annotations(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id
     return [hearing.annotation_json(a) for a in notes]
 
 
-ROUTES = [add_annotation, get_annotations]
+# --- the hearing room -------------------------------------------------------------------------
+
+Link = Annotated[str, Parameter(max_length=100, pattern=r"^[A-Za-z0-9_\-]*$")]
+
+
+class Move(msgspec.Struct, forbid_unknown_fields=True):
+    step: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
+    view: s.Name = hearing.ALL_VIEW
+
+
+def _td(request: Request[Any, Any, Any]) -> str:
+    from kartludo.service.auth import require_td
+
+    return require_td(_sv(request).caller(request)).label or "td"
+
+
+def _reader(request: Request[Any, Any, Any], audit_id: str, link: str) -> None:
+    """A TD token, or the room's live link (a closed room's link opens nothing)."""
+    sv = _sv(request)
+    who = sv.caller(request)
+    if who is not None and who.role == "td":
+        return
+    if not hearing.may_follow(sv.store, audit_id, link):
+        raise PermissionDeniedException(f"the hearing of {audit_id} needs a TD token or the room's link, "
+                                        "and the room must be open")
+
+
+@post("/hearings/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=_errs(401, 403, 404, 409))
+def open_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id) -> dict[str, Any]:
+    """Open the hearing room (TD token): returns the read-only link followers open
+    (`/ui/hearing/MATCH/RULING#link=…`); a new link replaces the old one."""
+    by = _td(request)
+    record, link = hearing.open_room(_sv(request).store, f"{match_id}/{ruling_id}", by)
+    _sv(request).live.notify()
+    return {"hearing": record.id, "link": link, "url": f"/ui/hearing/{record.id}#link={link}"}
+
+
+@post("/hearings/{match_id:str}/{ruling_id:str}/close", sync_to_thread=True, responses=_errs(401, 403, 404, 409))
+def close_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id) -> dict[str, Any]:
+    """Close the room (TD token): its link stops working at once."""
+    record = hearing.close_room(_sv(request).store, f"{match_id}/{ruling_id}", _td(request))
+    _sv(request).live.notify()
+    return {"hearing": record.id, "open": False}
+
+
+@post("/hearings/{match_id:str}/{ruling_id:str}/moves", sync_to_thread=True,
+      responses=_errs(401, 403, 404, 409, 413, 415))
+def move_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+                 data: JSONBody[Move]) -> dict[str, Any]:
+    """The leader (TD token) shows step `step` in `view` ("all" or a player's name)."""
+    store = _sv(request).store
+    record = hearing.move(store, f"{match_id}/{ruling_id}", _td(request), data.step, data.view)
+    _sv(request).live.notify()
+    return hearing.frame(store, record)
+
+
+@get("/hearings/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=_errs(401, 403, 404))
+def get_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id, link: Link = "") -> dict[str, Any]:
+    """What the room shows now (a TD token, or `?link=` while the room is open)."""
+    store = _sv(request).store
+    record = resolve_ruling(store, f"{match_id}/{ruling_id}")
+    _reader(request, record.id, link)
+    return hearing.frame(store, record)
+
+
+@get("/hearings/{match_id:str}/{ruling_id:str}/stream", responses=_errs(401, 403, 404))
+async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+                         link: Link = "") -> ServerSentEvent:
+    """Server-Sent Events: the room's frame now and after every move; the link (or
+    token) is checked again on every change and every second: closing the room ends
+    its followers' streams."""
+    import asyncio
+
+    import anyio
+
+    sv = _sv(request)
+    store = sv.store
+    record = await anyio.to_thread.run_sync(lambda: resolve_ruling(store, f"{match_id}/{ruling_id}"))
+    await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link))
+
+    async def frames() -> Any:
+        shown = -1
+        while True:
+            wake = sv.live.changed
+            try:
+                await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link))
+            except PermissionDeniedException:
+                yield ServerSentEventMessage(event="closed", data="{}")
+                return
+            room = await anyio.to_thread.run_sync(lambda: hearing.room_of(store, record.id))
+            if room.version != shown:
+                shown = room.version
+                out = await anyio.to_thread.run_sync(lambda: hearing.frame(store, record))
+                yield ServerSentEventMessage(event="frame", data=msgspec.json.encode(out).decode(), id=shown)
+            try:
+                await asyncio.wait_for(wake.wait(), timeout=1.0)
+            except TimeoutError:
+                pass
+
+    return ServerSentEvent(frames())
+
+
+@get("/ui/hearing/{match_id:str}/{ruling_id:str}", include_in_schema=False, sync_to_thread=False)
+def hearing_page(match_id: Id, ruling_id: Id) -> Any:
+    """The hearing room: the TD opens it with `#token=` (leads), a follower with `#link=`."""
+    from kartludo.web.pages import shell
+
+    return shell(f"Hearing {match_id}/{ruling_id}", "hearing", match=match_id, ruling=ruling_id)
+
+
+ROUTES = [hearing_page, add_annotation, get_annotations, open_hearing, close_hearing, move_hearing, get_hearing, hearing_stream]

@@ -201,6 +201,9 @@ def test_hearing_annotations_are_td_material_while_the_ruled_deal_runs(server, s
         r = http.get(url, headers=headers)
         assert r.status_code in (401, 403) and not cards_in(r.json(), deck) and "R3" not in r.text, r.text
     assert [a["by"] for a in http.get(url, headers=bearer(td_token)).json()] == ["mia", "bob"]
+    # a hearing room shows every hand to whoever holds its link: it opens only once the deal has ended
+    room = http.post(f"/hearings/{mid}/uxinjo-d1-Or", headers=bearer(td_token))
+    assert room.status_code == 403 and "still being played" in room.text
     monkeypatch.undo()
     for headers in ({}, *(bearer(t) for t in seats.values())):
         r = http.get(url, headers=headers)

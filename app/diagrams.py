@@ -154,7 +154,7 @@ def diagram_cards(svg: str) -> dict[str, list[str]]:
 def to_png(svg: str) -> bytes:
     """The diagram as PNG (cairosvg draws it; no browser)."""
     try:
-        import cairosvg
+        import cairosvg  # type: ignore[import-untyped]
     except (ImportError, OSError) as exc:  # OSError: the Cairo library itself is missing
         from kartludo.app.errors import AppError
 

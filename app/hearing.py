@@ -105,7 +105,8 @@ def readable_annotations(store: EventStore, record: AuditRecord, *, td: bool) ->
 
 
 def annotation_json(a: Annotation) -> dict[str, Any]:
-    return msgspec.to_builtins(a)
+    out: dict[str, Any] = msgspec.to_builtins(a)
+    return out
 
 
 # --- the hearing room: a shared replay the TD leads ------------------------------------------

@@ -167,8 +167,10 @@ def catch_up(
                     folder.forget()  # states may have run ahead of the rolled-back rows
                     raise
                 last = records[-1].position
-                for p in projections:
-                    conn.execute(sa.update(checkpoints).where(checkpoints.c.name == p.name).values(position=last))
+                for p, position in zip(projections, positions):
+                    if position < last:  # never rewind one that is ahead of this batch
+                        conn.execute(sa.update(checkpoints).where(checkpoints.c.name == p.name)
+                                     .values(position=last))
         read += len(records)
         batches += 1
     return read

@@ -117,7 +117,9 @@ def test_concurrent_clients_apply_each_accepted_command_once(server, store, td_t
     positions = [p for _, _, out in accepted for p in out["positions"]]
     assert len(positions) == len(set(positions))
     deal_at = next(r.version for r in records if r.type == "match.deal-started")
-    assert sorted(positions) == [r.position for r in records if r.version > deal_at]
+    # a command that ends a deal lets the table deal the next (HTTP matches deal by themselves)
+    by_table = {r.version for r in records if r.version > deal_at and r.type == "match.deal-started"}
+    assert sorted(positions) == [r.position for r in records if r.version > deal_at and r.version not in by_table]
     # a serial run of the accepted commands, in the order they were committed, gives the same events
     serial = EventStore.open(f"sqlite:///{tmp_path / 'serial.db'}")
     try:
@@ -126,8 +128,12 @@ def test_concurrent_clients_apply_each_accepted_command_once(server, store, td_t
         svc.create("uxinjo", first.players, seed=first.seed, options=first.options, match_id=mid)
         svc.deal(mid)
         for player, body, out in sorted(accepted, key=lambda a: a[2]["first_version"]):
+            if out["first_version"] - 1 in by_table:
+                svc.deal(mid)
             outcome = svc.act(mid, player, body["verb"], body["args"])
             assert outcome.first_version == out["first_version"]
+        if records[-1].version in by_table:  # the last command ended a deal
+            svc.deal(mid)
         replayed = serial.read_stream(stream_of(mid))
         assert [_facts(r.event) for r in replayed] == [_facts(r.event) for r in records]
     finally:

@@ -97,7 +97,7 @@ async function start() {
   }
   nodes.heading = el("h1", {});
   nodes.status = el("p", { id: "status", "aria-live": "polite" });
-  nodes.deal = el("button", { type: "button", class: "primary", id: "deal-next", onclick: dealNext }, "Deal next");
+  nodes.deal = el("button", { type: "button", class: "primary", id: "deal-next", onclick: dealNext, disabled: true }, "Deal next");
   nodes.auto = el("p", { class: "muted", id: "auto-deal" });
   nodes.message = el("div", { id: "message", "aria-live": "assertive" });
   nodes.table = el("div", { id: "table" });

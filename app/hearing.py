@@ -9,6 +9,7 @@ may name cards a seat has not seen).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -19,6 +20,7 @@ from kartludo.events.hearing import AnnotationAdded
 from kartludo.store import ConcurrencyConflict, EventStore
 
 HEARING_PREFIX = "hearing-"
+_MOVE_LINE = re.compile(r"^(h[0-9]+\. |deal settled: )")
 TEXT_LIMIT = 500
 
 
@@ -114,30 +116,49 @@ def annotation_json(a: Annotation) -> dict[str, Any]:
 ALL_VIEW = "all"
 
 
+#: how long a hearing link may be made to last at most (``--expires``)
+MAX_LINK_SECONDS = 30 * 86400
+MIN_LINK_SECONDS = 60
+
+
 class Room(msgspec.Struct):
-    """The hearing room as its stream says: open or not, the link's hash, the moment shown."""
+    """The hearing room as its stream says: open or not, the link's hash and expiry, the
+    moment shown, and the hypothetical shown beside the deal ("" for none)."""
 
     open: bool = False
     link_hash: str = ""
+    expires_at_us: int = 0
     step: int = 0
     view: str = ALL_VIEW
+    hypothetical: str = ""
     version: int = 0
+
+    def link_live(self, now_us: int) -> bool:
+        return self.open and (not self.expires_at_us or now_us < self.expires_at_us)
 
 
 def room_of(store: EventStore, audit_id: str) -> Room:
-    from kartludo.events.hearing import HearingClosed, HearingMoved, HearingOpened
+    from kartludo.events.hearing import HearingClosed, HearingMoved, HearingOpened, HearingShowed
 
     room = Room()
     for rec in store.read_stream(hearing_stream(audit_id)):
         e = rec.event
         room.version = rec.version
         if isinstance(e, HearingOpened):
-            room.open, room.link_hash = True, e.link_hash
+            room.open, room.link_hash, room.expires_at_us = True, e.link_hash, e.expires_at_us
         elif isinstance(e, HearingClosed):
-            room.open, room.link_hash = False, ""
+            room.open, room.link_hash, room.expires_at_us = False, "", 0
         elif isinstance(e, HearingMoved):
             room.step, room.view = e.step, e.view
+        elif isinstance(e, HearingShowed):
+            room.hypothetical = e.hypothetical
     return room
+
+
+def _now_us() -> int:
+    import time
+
+    return time.time_ns() // 1000
 
 
 def _append_one(store: EventStore, audit_id: str, event: Any, by: str) -> None:
@@ -157,19 +178,24 @@ def _link_hash(link: str) -> str:
     return hashlib.sha256(link.encode()).hexdigest()
 
 
-def open_room(store: EventStore, ruling: str, by: str) -> tuple[AuditRecord, str]:
+def open_room(store: EventStore, ruling: str, by: str, expires_in: int | None = None) -> tuple[AuditRecord, str]:
     """The TD ``by`` opens the room (a new link each time; an older link stops working).
-    Only once the ruled deal has ended: a follower sees every hand. Returns the link."""
+    Only once the ruled deal has ended: a follower sees every hand. ``expires_in``
+    (seconds): the link also stops working by itself then. Returns the link."""
     import secrets
 
     from kartludo.events.hearing import HearingMoved, HearingOpened
 
+    if expires_in is not None and not MIN_LINK_SECONDS <= expires_in <= MAX_LINK_SECONDS:
+        raise AppError(f"a hearing link lasts between {MIN_LINK_SECONDS} seconds and {MAX_LINK_SECONDS // 86400} "
+                       f"days, not {expires_in} seconds")
     record = resolve_ruling(store, ruling)
     if not _deal_ended(store, record):
         raise NotAllowed(f"deal {record.deal} of ruling {record.id} is still being played: "
                          "a hearing room shows every hand, so it opens once the deal has ended")
     link = secrets.token_urlsafe(24)
-    _append_one(store, record.id, HearingOpened(by=by, link_hash=_link_hash(link)), by)
+    expires_at = _now_us() + expires_in * 1_000_000 if expires_in else 0
+    _append_one(store, record.id, HearingOpened(by=by, link_hash=_link_hash(link), expires_at_us=expires_at), by)
     if room_of(store, record.id).step == 0:
         _append_one(store, record.id, HearingMoved(by=by, step=ruled_step(store, record), view=ALL_VIEW), by)
     return record, link
@@ -216,15 +242,63 @@ def may_follow(store: EventStore, audit_id: str, link: str) -> bool:
     import hmac
 
     room = room_of(store, audit_id)
-    return room.open and bool(link) and hmac.compare_digest(room.link_hash, _link_hash(link))
+    return room.link_live(_now_us()) and bool(link) and hmac.compare_digest(room.link_hash, _link_hash(link))
+
+
+def _open_room_of(store: EventStore, ruling: str) -> tuple[AuditRecord, Room]:
+    record = resolve_ruling(store, ruling)
+    room = room_of(store, record.id)
+    if not room.open:
+        raise AppError(f"the hearing room of {record.id} is not open")
+    return record, room
+
+
+def show(store: EventStore, ruling: str, by: str, hypothetical: str) -> AuditRecord:
+    """The leader shows a hypothetical of the ruled deal beside it ("": the deal alone)."""
+    from kartludo.app import hypotheticals as hy
+    from kartludo.events.hearing import HearingShowed
+
+    record, _ = _open_room_of(store, ruling)
+    hypo_id = ""
+    if hypothetical:
+        h = hy.load(store, hypothetical)
+        if (h.started.match, h.started.deal) != (record.match, record.deal):
+            raise AppError(f"hypothetical {h.id} was made from match {h.started.match} deal {h.started.deal}, "
+                           f"not from the ruled deal (match {record.match} deal {record.deal})")
+        hypo_id = h.id
+    _append_one(store, record.id, HearingShowed(by=by, hypothetical=hypo_id), by)
+    return record
+
+
+def branch(store: EventStore, ruling: str, by: str, label: str = "") -> tuple[AuditRecord, str]:
+    """The leader opens a hypothetical from the moment the room shows and shows it."""
+    from kartludo.app import hypotheticals as hy
+
+    record, room = _open_room_of(store, ruling)
+    step = max(room.step, 1)
+    hypo_id = hy.create(store, record.match, record.deal, step, label=label or f"hearing {record.id} from step {step}",
+                        by=by)
+    show(store, record.id, by, hypo_id)
+    return record, hypo_id
+
+
+def signature(store: EventStore, audit_id: str) -> tuple[int, int]:
+    """What a follower's frame depends on: the room's version and the shown hypothetical's
+    (a move or a rollout in it changes the frame without a room event)."""
+    from kartludo.app import hypotheticals as hy
+
+    room = room_of(store, audit_id)
+    return room.version, store.stream_version(hy.hypo_stream(room.hypothetical)) if room.hypothetical else 0
 
 
 def frame(store: EventStore, record: AuditRecord) -> dict[str, Any]:
     """What the room shows now: the moment (step, view, its description and state in
     that view), the ruling's facts and where it was made, the annotations."""
+    from kartludo.app import hypotheticals as hy
     from kartludo.app.matches import MatchService, stream_of
     from kartludo.app.replay import build
     from kartludo.engine.base import ALL
+    from kartludo.store.transfer import format_us
 
     room = room_of(store, record.id)
     rep = build(record.match, store.read_stream(stream_of(record.match)), record.deal)
@@ -235,9 +309,32 @@ def frame(store: EventStore, record: AuditRecord) -> dict[str, Any]:
     state = MatchService(store).state_json(type(m)(m.id, m.game, m.created, s.state, s.record.version), viewer,
                                            secrets=False)
     return {"hearing": record.id, "open": room.open, "version": room.version, "step": step,
+            "expires_at": format_us(room.expires_at_us) if room.expires_at_us else None,
             "of": len(rep.steps), "view": room.view, "players": list(m.players), "game": m.game.name,
             "ruled_step": ruled_step(store, record), "description": rep.description(step, viewer),
             "position": s.record.position, "state": state,
             "ruling": {"id": record.id, "player": record.player, "rule": record.rule, "facts": record.facts,
                        "effect": record.effect, "status": record.status},
-            "annotations": [annotation_json(a) for a in annotations_of(store, record.id)]}
+            "annotations": [annotation_json(a) for a in annotations_of(store, record.id)],
+            "hypothetical": _shown_hypothetical(store, room, viewer),
+            "hypotheticals": [{"hypothetical": h["hypothetical"], "label": h["label"], "step": h["step"],
+                               "settled": h["settled"], "deal_scores": h["deal_scores"],
+                               "last_rollout": h["last_rollout"]}
+                              for h in hy.list_hypotheticals(store, record.match, record.deal)]}
+
+
+def _shown_hypothetical(store: EventStore, room: Room, viewer: Any) -> dict[str, Any] | None:
+    """The hypothetical beside the deal: its state in the room's view, what each seat
+    to act may play, its moves described, and its rollouts (for the chart)."""
+    from kartludo.app import hypotheticals as hy
+
+    if not room.hypothetical:
+        return None
+    h = hy.load(store, room.hypothetical)
+    state = hy.state_json(store, h, viewer)
+    return {"id": h.id, "label": h.started.label, "step": h.started.step, "state": state,
+            "settled": h.settled, "deal_scores": h.deal_scores(),
+            # the seats that may move next (after any events the rules still owe there)
+            "legal": {p: moves for p in h.match.players if (moves := [c.text() for c in hy.legal(h, p)])},
+            "moves": [line for line in hy.replay_lines(h, viewer) if _MOVE_LINE.match(line)],
+            "rollouts": [hy.rollout_json(r) for r in h.rollouts]}

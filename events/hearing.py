@@ -27,10 +27,13 @@ class AnnotationAdded(Event, frozen=True, kw_only=True, tag="hearing.annotated")
 
 class HearingOpened(Event, frozen=True, kw_only=True, tag="hearing.opened"):
     """The TD ``by`` opens the hearing room; followers read it with the link whose
-    SHA-256 is ``link_hash`` (the link itself is never stored)."""
+    SHA-256 is ``link_hash`` (the link itself is never stored). ``expires_at_us``: when
+    the link stops working by itself (microseconds since the epoch; 0: only closing the
+    room ends it)."""
 
     by: str
     link_hash: str
+    expires_at_us: int = 0
 
 
 class HearingMoved(Event, frozen=True, kw_only=True, tag="hearing.moved"):
@@ -42,11 +45,19 @@ class HearingMoved(Event, frozen=True, kw_only=True, tag="hearing.moved"):
     view: str
 
 
+class HearingShowed(Event, frozen=True, kw_only=True, tag="hearing.showed"):
+    """The leading TD shows the hypothetical ``hypothetical`` (made from the ruled deal)
+    to the room, or ("") goes back to the ruled deal itself."""
+
+    by: str
+    hypothetical: str
+
+
 class HearingClosed(Event, frozen=True, kw_only=True, tag="hearing.closed"):
     """The TD closes the room: its link no longer opens it."""
 
     by: str
 
 
-HEARING_EVENTS = (AnnotationAdded, HearingOpened, HearingMoved, HearingClosed)
+HEARING_EVENTS = (AnnotationAdded, HearingOpened, HearingMoved, HearingShowed, HearingClosed)
 hearing_decoder = register_union(*HEARING_EVENTS)

@@ -95,14 +95,53 @@ def _reader(request: Request[Any, Any, Any], audit_id: str, link: str) -> None:
                                         "and the room must be open")
 
 
-@post("/hearings/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=_errs(401, 403, 404, 409))
-def open_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id) -> dict[str, Any]:
+LinkSeconds = Annotated[int | None, Parameter(ge=hearing.MIN_LINK_SECONDS, le=hearing.MAX_LINK_SECONDS)]
+
+
+class Branch(msgspec.Struct, forbid_unknown_fields=True):
+    label: Annotated[str, msgspec.Meta(max_length=80, pattern=s.TEXT_PATTERN)] = ""
+
+
+class Show(msgspec.Struct, forbid_unknown_fields=True):
+    #: a hypothetical of the ruled deal, or "" for the deal alone
+    hypothetical: Annotated[str, msgspec.Meta(max_length=64, pattern=r"^[A-Za-z0-9_\-]*$")] = ""
+
+
+@post("/hearings/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
+def open_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+                 expires_in: LinkSeconds = None) -> dict[str, Any]:
     """Open the hearing room (TD token): returns the read-only link followers open
-    (`/ui/hearing/MATCH/RULING#link=…`); a new link replaces the old one."""
+    (`/ui/hearing/MATCH/RULING#link=…`); a new link replaces the old one. With
+    `expires_in` (seconds) the link also stops working by itself then."""
     by = _td(request)
-    record, link = hearing.open_room(_sv(request).store, f"{match_id}/{ruling_id}", by)
+    store = _sv(request).store
+    record, link = hearing.open_room(store, f"{match_id}/{ruling_id}", by, expires_in)
     _sv(request).live.notify()
-    return {"hearing": record.id, "link": link, "url": f"/ui/hearing/{record.id}#link={link}"}
+    return {"hearing": record.id, "link": link, "url": f"/ui/hearing/{record.id}#link={link}",
+            "expires_at": hearing.frame(store, record)["expires_at"]}
+
+
+@post("/hearings/{match_id:str}/{ruling_id:str}/hypotheticals", sync_to_thread=True,
+      responses=_errs(401, 403, 404, 409, 413, 415))
+def branch_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+                   data: JSONBody[Branch]) -> dict[str, Any]:
+    """The leader (TD token) opens a hypothetical from the moment the room shows and
+    shows it to the room; moves and rollouts go to `/hypotheticals/{id}/…`."""
+    store = _sv(request).store
+    record, _ = hearing.branch(store, f"{match_id}/{ruling_id}", _td(request), data.label)
+    _sv(request).live.notify()
+    return hearing.frame(store, record)
+
+
+@post("/hearings/{match_id:str}/{ruling_id:str}/show", sync_to_thread=True,
+      responses=_errs(401, 403, 404, 409, 413, 415))
+def show_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+                 data: JSONBody[Show]) -> dict[str, Any]:
+    """The leader (TD token) shows one of the ruled deal's hypotheticals, or none."""
+    store = _sv(request).store
+    record = hearing.show(store, f"{match_id}/{ruling_id}", _td(request), data.hypothetical)
+    _sv(request).live.notify()
+    return hearing.frame(store, record)
 
 
 @post("/hearings/{match_id:str}/{ruling_id:str}/close", sync_to_thread=True, responses=_errs(401, 403, 404, 409))
@@ -143,31 +182,42 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
 
     import anyio
 
+    import weakref
+
     sv = _sv(request)
     store = sv.store
     record = await anyio.to_thread.run_sync(lambda: resolve_ruling(store, f"{match_id}/{ruling_id}"))
     await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link))
+    who = await anyio.to_thread.run_sync(sv.caller, request)
+    # a follower's stream counts against the same allowance as a match's live stream
+    slot = sv.streams.take(who, request.client.host if request.client else "unknown")
 
     async def frames() -> Any:
-        shown = -1
-        while True:
-            wake = sv.live.changed
-            try:
-                await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link))
-            except PermissionDeniedException:
-                yield ServerSentEventMessage(event="closed", data="{}")
-                return
-            room = await anyio.to_thread.run_sync(lambda: hearing.room_of(store, record.id))
-            if room.version != shown:
-                shown = room.version
-                out = await anyio.to_thread.run_sync(lambda: hearing.frame(store, record))
-                yield ServerSentEventMessage(event="frame", data=msgspec.json.encode(out).decode(), id=shown)
-            try:
-                await asyncio.wait_for(wake.wait(), timeout=1.0)
-            except TimeoutError:
-                pass
+        shown: tuple[int, int] = (-1, -1)
+        try:
+            while True:
+                wake = sv.live.changed
+                try:
+                    await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link))
+                except PermissionDeniedException:
+                    yield ServerSentEventMessage(event="closed", data="{}")
+                    return
+                now = await anyio.to_thread.run_sync(lambda: hearing.signature(store, record.id))
+                if now != shown:
+                    shown = now
+                    out = await anyio.to_thread.run_sync(lambda: hearing.frame(store, record))
+                    yield ServerSentEventMessage(event="frame", data=msgspec.json.encode(out).decode(),
+                                                 id=f"{now[0]}.{now[1]}")
+                try:
+                    await asyncio.wait_for(wake.wait(), timeout=1.0)
+                except TimeoutError:
+                    pass
+        finally:
+            slot.release()
 
-    return ServerSentEvent(frames())
+    iterator = frames()
+    weakref.finalize(iterator, slot.release)  # a response that never starts still gives its slot back
+    return ServerSentEvent(iterator)
 
 
 @get("/ui/hearing/{match_id:str}/{ruling_id:str}", include_in_schema=False, sync_to_thread=False)
@@ -178,4 +228,5 @@ def hearing_page(match_id: Id, ruling_id: Id) -> Any:
     return shell(f"Hearing {match_id}/{ruling_id}", "hearing", match=match_id, ruling=ruling_id)
 
 
-ROUTES = [hearing_page, add_annotation, get_annotations, open_hearing, close_hearing, move_hearing, get_hearing, hearing_stream]
+ROUTES = [hearing_page, add_annotation, get_annotations, open_hearing, close_hearing, move_hearing, branch_hearing,
+          show_hearing, get_hearing, hearing_stream]

@@ -117,6 +117,7 @@ def hypothetical_command(request: Request[Any, Any, Any], hypo_id: HypoId,
     _td(request)
     store = _sv(request).store
     played = hy.act(store, hypo_id, data.player, data.verb, data.args)
+    _sv(request).live.notify()  # a hearing room showing it follows the move
     h = hy.load(store, played.hypothetical)
     return {"described": hy.describe_played(h, played, ALL), "state": hy.state_json(store, h, ALL),
             "legal": {p: [c.text() for c in hy.legal(h, p)] for p in h.match.players}}
@@ -134,6 +135,7 @@ def hypothetical_rollouts(request: Request[Any, Any, Any], hypo_id: HypoId,
     h = hy.load(store, hypo_id)
     result = ro.rollout(h, data.n, bots=data.bots, seed=data.seed, hidden=data.hidden)
     ro.record(store, result, actor=by)
+    _sv(request).live.notify()  # a hearing room showing it draws the new chart
     return ro.result_json(result)
 
 

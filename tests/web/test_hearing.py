@@ -77,3 +77,103 @@ def test_a_wrong_or_missing_link_opens_nothing(site, room):
     reopened = site.api("POST", f"/hearings/{mid}/{RULING}", site.td_token)
     assert httpx.get(f"{site.url}/hearings/{mid}/{RULING}", params={"link": opened["link"]}).status_code == 403
     assert httpx.get(f"{site.url}/hearings/{mid}/{RULING}", params={"link": reopened["link"]}).status_code == 200
+
+
+def test_the_leader_plays_a_hypothetical_and_rolls_it_out_while_followers_watch(site, browser, page, room, shots):
+    """From the moment shown the TD opens a hypothetical, plays another move and runs
+    rollouts; a follower sees the move and the chart within 2 s; the TD adjusts the
+    deal's score from the rollouts' means (the CLI's decision event)."""
+    from playwright.sync_api import expect
+
+    mid, opened = room
+    page.goto(f"{site.url}/ui/hearing/{mid}/{RULING}#token={site.td_token}")
+    follower_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    follower = follower_ctx.new_page()
+    errors: list[str] = []
+    for pg in (page, follower):
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    follower.goto(site.url + opened["url"])
+    expect(follower.locator("#where")).to_be_visible()
+
+    k = site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)["ruled_step"]
+    page.click("#prev")
+    page.click("#prev")  # ann's discard before the ruling (at k - 1 the rules wait for the TD)
+    expect(follower.locator("#where")).to_contain_text(f"Step {k - 2}/", timeout=2000)
+    page.click("#branch")
+    expect(page.locator("#hypothetical")).to_be_visible()
+    expect(follower.locator("#hypothetical")).to_be_visible(timeout=2000)
+    assert follower.locator("#hypo-controls").count() == 0  # a follower watches, never plays
+    frame = site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)
+    hypo = frame["hypothetical"]
+    assert hypo["step"] == frame["step"] and hypo["legal"] and not hypo["moves"]
+    player = next(iter(hypo["legal"]))
+
+    page.click(f"#hypo-play-{player}")
+    expect(page.locator("#hypo-where")).to_contain_text("h1. ")
+    expect(follower.locator("#hypo-where")).to_contain_text("h1. ", timeout=2000)
+    played = site.api("GET", f"/hypotheticals/{hypo['id']}", site.td_token)
+    assert played["version"] > 1
+
+    page.fill("#rollout-form [name=n]", "20")
+    page.click("#rollout-run")
+    expect(page.locator("#rollout-chart figure")).to_have_count(3, timeout=30000)
+    expect(follower.locator("#rollout-chart figure")).to_have_count(3, timeout=2000)
+    follower.screenshot(path=str(shots / "follower-rollout.png"), full_page=True)
+    rollout = site.api("GET", f"/hypotheticals/{hypo['id']}", site.td_token)["rollouts"][-1]
+    assert rollout["n"] == 20
+    for p, stats in rollout["players"].items():  # each bar chart says the player's figures
+        label = follower.locator(f"#rollout-chart figure[data-player='{p}'] svg").get_attribute("aria-label")
+        assert label.startswith(f"{p}: mean {stats['mean']:.2f}, p10 {stats['p10']:g}, p50 {stats['p50']:g}")
+        shown = follower.locator(f"#rollout-chart figure[data-player='{p}'] rect").count()
+        assert shown == len({o["scores"][p] for o in rollout["outcomes"]})
+
+    # the leader proposes the rollout means and adjusts: the same decision the CLI writes
+    page.click("#propose")
+    proposed = {p: int(page.input_value(f"#adjust-{p}")) for p in rollout["players"]}
+    assert abs(sum(proposed.values()) - round(sum(s["mean"] for s in rollout["players"].values()))) == 0
+    for p, stats in rollout["players"].items():
+        assert abs(proposed[p] - stats["mean"]) < 1
+    page.fill("#decision-reason", "the rollouts from the moment before the ruling")
+    page.click("#decide-adjust")
+    expect(page.locator("#decision-result")).to_have_text("Decided: adjusted")
+    record = resolve_ruling(site.store, f"{mid}/{RULING}")
+    assert record.status == "adjusted"
+
+    page.click("#unshow")
+    expect(follower.locator("#hypothetical")).to_have_count(0, timeout=2000)
+    follower_ctx.close()
+    assert not errors, errors
+
+
+def test_a_hearing_link_expires_by_itself(site, room, monkeypatch):
+    from kartludo.app import hearing
+
+    mid, _ = room
+    short = httpx.post(f"{site.url}/hearings/{mid}/{RULING}", params={"expires_in": 5},
+                       headers={"Authorization": f"Bearer {site.td_token}"})
+    assert short.status_code == 422 and "expires_in" in short.text
+    opened = site.api("POST", f"/hearings/{mid}/{RULING}?expires_in=3600", site.td_token)
+    assert opened["expires_at"]
+    assert httpx.get(f"{site.url}/hearings/{mid}/{RULING}", params={"link": opened["link"]}).status_code == 200
+    later = hearing._now_us() + 3601 * 1_000_000
+    monkeypatch.setattr(hearing, "_now_us", lambda: later)
+    assert httpx.get(f"{site.url}/hearings/{mid}/{RULING}", params={"link": opened["link"]}).status_code == 403
+    assert httpx.get(f"{site.url}/hearings/{mid}/{RULING}/stream", params={"link": opened["link"]}).status_code == 403
+    # the TD still leads, and a new link works again
+    assert site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)["open"]
+    again = site.api("POST", f"/hearings/{mid}/{RULING}", site.td_token)
+    assert httpx.get(f"{site.url}/hearings/{mid}/{RULING}", params={"link": again["link"]}).status_code == 200
+
+
+def test_a_hearing_shows_only_hypotheticals_of_its_own_deal(site, room):
+    from kartludo.app import hypotheticals as hy
+
+    mid, _ = room
+    elsewhere = MatchService(site.store).create("uxinjo", ["dan", "eve", "fay"], seed=5)
+    MatchService(site.store).deal(elsewhere)
+    foreign = hy.create(site.store, elsewhere, 1, 0)
+    r = httpx.post(f"{site.url}/hearings/{mid}/{RULING}/show", json={"hypothetical": foreign},
+                   headers={"Authorization": f"Bearer {site.td_token}"})
+    assert r.status_code == 409 and "not from the ruled deal" in r.text
+    assert httpx.post(f"{site.url}/hearings/{mid}/{RULING}/hypotheticals", json={}).status_code == 401
+    assert hy.load(site.store, foreign).started.match == elsewhere

@@ -1,37 +1,47 @@
 // The hearing room: a shared replay of a ruled deal. The TD leads (opened with
-// #token=TD): steps, jumps to the ruling, switches seat views, decides. Followers open
-// the TD's read-only link (#link=…) and see the same moment live (SSE); they cannot move.
+// #token=TD): steps, jumps to the ruling, switches seat views, opens a hypothetical from
+// the moment shown and plays other moves in it, runs rollouts (drawn as a chart per
+// player), proposes an adjusted score and decides. Followers open the TD's read-only
+// link (#link=…) and see the same moment live (SSE); they cannot move.
 import { api, el, errorBox, page, ruleLink, show, takeTokenFromFragment } from "../api.js";
 import { renderTable } from "../tables/index.js";
 
 const { main, data } = page();
-const base = `/hearings/${encodeURIComponent(data.match)}/${encodeURIComponent(data.ruling)}`;
+const ruling = `${encodeURIComponent(data.match)}/${encodeURIComponent(data.ruling)}`;
+const base = `/hearings/${ruling}`;
 const token = takeTokenFromFragment(`hearing:${data.match}/${data.ruling}`);
 const link = new URLSearchParams(location.hash.slice(1)).get("link") || "";
+const nodes = {};
 let current = null;
 
-async function move(step, view) {
+function say(where, err) {
+  where.replaceChildren(errorBox(err));
+}
+
+async function lead(path, body) {
+  nodes.message.replaceChildren();
   try {
-    render(await api(`${base}/moves`, { token, method: "POST", body: { step, view } }));
+    render(await api(`${base}${path}`, { token, method: "POST", body }));
   } catch (err) {
-    main.append(errorBox(err));
+    say(nodes.message, err);
   }
 }
 
-async function decide(decision) {
-  const reason = main.querySelector("#decision-reason").value.trim();
-  const body = { decision, reason };
+const move = (step, view) => lead("/moves", { step, view });
+
+async function decide(decision, extra = {}) {
+  const reason = nodes.reason.value.trim();
   try {
-    const r = await api(`/audit/${encodeURIComponent(data.match)}/${encodeURIComponent(data.ruling)}/decide`,
-      { token, method: "POST", body });
-    main.querySelector("#decision-result").textContent = `Decided: ${r.status}`;
+    const r = await api(`/audit/${ruling}/decide`, { token, method: "POST", body: { decision, reason, ...extra } });
+    nodes.decided.textContent = `Decided: ${r.status}`;
   } catch (err) {
-    main.querySelector("#decision-result").replaceChildren(errorBox(err));
+    say(nodes.decided, err);
   }
 }
 
-function controls(f) {
-  if (!token) return el("p", { class: "muted", id: "follower-note" }, "You follow the TD: the room moves with them.");
+// --- the leader's controls ------------------------------------------------------------------
+
+function stepControls(f) {
   const views = ["all", ...f.players];
   return el("div", { class: "hearing-controls", id: "leader-controls" },
     el("button", { type: "button", id: "prev", onclick: () => move(Math.max(1, f.step - 1), f.view) }, "◀ Back"),
@@ -40,23 +50,186 @@ function controls(f) {
     el("label", {}, " View ",
       el("select", { id: "view", onchange: (ev) => move(f.step, ev.target.value) },
         views.map((v) => el("option", { value: v, selected: v === f.view }, v === "all" ? "all hands" : `${v}'s view`)))),
-    el("div", { class: "decision" },
-      el("label", {}, "Reason ", el("input", { id: "decision-reason", size: 40 })),
-      ["uphold", "overturn"].map((d) => el("button", { type: "button", id: `decide-${d}`, onclick: () => decide(d) }, d)),
-      el("span", { id: "decision-result", role: "status" })));
+    el("button", { type: "button", id: "branch", onclick: () => lead("/hypotheticals", { label: "" }) },
+      `Open a hypothetical from step ${f.step}`));
 }
+
+async function play(hypo, player, command) {
+  const [verb, ...args] = command.split(" ");
+  nodes.message.replaceChildren();
+  try {
+    await api(`/hypotheticals/${encodeURIComponent(hypo)}/commands`, { token, method: "POST", body: { player, verb, args } });
+    render(await api(base, { token }));
+  } catch (err) {
+    say(nodes.message, err);
+  }
+}
+
+async function rollout(hypo, form) {
+  const n = Number(form.querySelector("[name=n]").value);
+  const hidden = form.querySelector("[name=hidden]").value;
+  const status = form.querySelector(".rollout-status");
+  status.textContent = `playing ${n} deals…`;
+  try {
+    await api(`/hypotheticals/${encodeURIComponent(hypo)}/rollouts`, { token, method: "POST", body: { n, hidden } });
+    status.textContent = "";
+    render(await api(base, { token }));
+  } catch (err) {
+    say(status, err);
+  }
+}
+
+function hypoControls(h) {
+  const players = Object.keys(h.legal);
+  const plays = players.map((p) => {
+    const choice = el("select", { id: `hypo-legal-${p}`, "aria-label": `${p}'s move` },
+      h.legal[p].map((c) => el("option", { value: c }, c)));
+    return el("div", { class: "hypo-play" }, el("strong", {}, p), " ", choice, " ",
+      el("button", { type: "button", id: `hypo-play-${p}`, onclick: () => play(h.id, p, choice.value) }, "Play"));
+  });
+  const form = el("form", { class: "rollout", id: "rollout-form", onsubmit: (ev) => { ev.preventDefault(); rollout(h.id, form); } },
+    el("label", {}, "Rollouts ", el("input", { name: "n", type: "number", min: 1, max: 10000, value: 200, size: 6 })),
+    el("label", {}, " unseen cards ",
+      el("select", { name: "hidden" }, el("option", { value: "actual" }, "as they were"),
+        el("option", { value: "resample" }, "dealt afresh"))),
+    " ", el("button", { type: "submit", id: "rollout-run" }, "Run"), " ",
+    el("span", { class: "rollout-status", role: "status" }));
+  const nobody = !players.length && !h.settled
+    ? el("p", { class: "muted" }, "No seat may move at this moment (the rules wait for a TD's ruling here): open the hypothetical from another step.")
+    : null;
+  return el("div", { id: "hypo-controls" }, plays, nobody, h.settled ? null : form,
+    el("button", { type: "button", id: "unshow", onclick: () => lead("/show", { hypothetical: "" }) }, "Back to the deal"));
+}
+
+// --- the rollout chart (inline SVG, one histogram per player) --------------------------------
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+}
+
+function histogram(player, r) {
+  const counts = new Map();
+  for (const o of r.outcomes) counts.set(o.scores[player], (counts.get(o.scores[player]) || 0) + o.count);
+  const scores = [...counts.keys()].sort((a, b) => a - b);
+  const most = Math.max(...counts.values());
+  const w = 26, h = 90, top = 14, width = Math.max(120, scores.length * w + 10);
+  const s = r.players[player];
+  const label = `${player}: mean ${s.mean.toFixed(2)}, p10 ${s.p10}, p50 ${s.p50}, p90 ${s.p90} over ${r.n} deals`;
+  return el("figure", { class: "histogram", dataset: { player } },
+    svg("svg", { width, height: h + top + 18, viewBox: `0 0 ${width} ${h + top + 18}`, role: "img", "aria-label": label },
+      ...scores.flatMap((score, i) => {
+        const c = counts.get(score), bar = Math.max(1, Math.round((c / most) * h));
+        const x = 5 + i * w;
+        return [
+          svg("rect", { x, y: top + h - bar, width: w - 4, height: bar, class: score === s.p50 ? "bar median" : "bar" },
+            svg("title", {}, `${score >= 0 ? "+" : ""}${score}: ${c} of ${r.n}`)),
+          svg("text", { x: x + (w - 4) / 2, y: top + h + 13, "text-anchor": "middle", class: "tick" }, `${score >= 0 ? "+" : ""}${score}`),
+          svg("text", { x: x + (w - 4) / 2, y: top + h - bar - 3, "text-anchor": "middle", class: "count" }, `${Math.round((100 * c) / r.n)}%`),
+        ];
+      })),
+    el("figcaption", {}, label));
+}
+
+function chart(h) {
+  if (!h.rollouts.length) return el("p", { class: "muted", id: "rollout-chart" }, "No rollouts yet.");
+  const r = h.rollouts[h.rollouts.length - 1];
+  return el("section", { id: "rollout-chart", "aria-label": "Rollout distribution" },
+    el("h3", {}, `Deal score over ${r.n} rollouts (${r.bots} bots, unseen cards ${r.hidden === "actual" ? "as they were" : "dealt afresh"})`),
+    el("div", { class: "histograms" }, Object.keys(r.players).map((p) => histogram(p, r))));
+}
+
+function hypoPanel(f) {
+  const h = f.hypothetical;
+  if (!h) return null;
+  return el("section", { id: "hypothetical", "aria-label": "Hypothetical" },
+    el("h2", {}, `Hypothetical ${h.id} · from step ${h.step}`, h.label ? ` · ${h.label}` : ""),
+    el("p", { id: "hypo-where" }, h.moves.length ? h.moves[h.moves.length - 1] : "No other move played yet.",
+      h.settled ? el("strong", {}, " · settled") : null),
+    h.moves.length ? el("ol", { class: "hypo-moves" }, h.moves.map((m) => el("li", {}, m.replace(/^h[0-9]+\. /, "")))) : null,
+    token ? hypoControls(h) : null,
+    renderTable(h.state),
+    chart(h));
+}
+
+// --- the decision, with an adjusted score proposed from the hypotheticals -------------------
+
+function proposal(f) {
+  const h = f.hypothetical;
+  const last = h && h.rollouts.length ? h.rollouts[h.rollouts.length - 1] : null;
+  if (last) {  // the shown hypothetical's rollout means, rounded keeping their sum
+    const exact = f.players.map((p) => last.players[p].mean);
+    const floors = exact.map(Math.floor);
+    let left = Math.round(exact.reduce((a, b) => a + b, 0)) - floors.reduce((a, b) => a + b, 0);
+    const order = exact.map((x, i) => [x - floors[i], i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+    for (const [, i] of order) if (left-- > 0) floors[i] += 1;
+    f.players.forEach((p, i) => { nodes.scores[p].value = floors[i]; });
+    nodes.proposed.textContent = `From the rollouts of ${h.id} (means rounded, keeping their sum).`;
+  } else {
+    nodes.proposed.textContent = "Run rollouts in a hypothetical first, or type the scores.";
+  }
+}
+
+function weightsList(f) {
+  const settled = f.hypotheticals.filter((h) => h.settled);
+  if (!settled.length) return el("p", { class: "muted" }, "No hypothetical of this deal is settled yet.");
+  return el("div", {}, settled.map((h) => el("label", { class: "weight" },
+    `${h.hypothetical}${h.label ? ` (${h.label})` : ""}: ${Object.entries(h.deal_scores).map(([p, v]) => `${p} ${v >= 0 ? "+" : ""}${v}`).join(", ")} · weight `,
+    el("input", { type: "number", min: 0, max: 1, step: 0.05, value: 0, size: 4, dataset: { hypo: h.hypothetical } }))));
+}
+
+function decisionPanel(f) {
+  nodes.reason = el("input", { id: "decision-reason", size: 40 });
+  nodes.decided = el("span", { id: "decision-result", role: "status" });
+  nodes.scores = Object.fromEntries(f.players.map((p) => [p, el("input", { type: "number", id: `adjust-${p}`, size: 4, value: 0 })]));
+  nodes.proposed = el("span", { class: "muted", id: "proposed" });
+  nodes.weights = el("div", { id: "adjust-weights" }, weightsList(f));
+  nodes.weightIds = f.hypotheticals.map((h) => h.hypothetical + h.settled).join();
+  const byScores = () => decide("adjust", { adjust_scores: Object.fromEntries(f.players.map((p) => [p, Number(nodes.scores[p].value)])) });
+  const byWeights = () => {
+    const adjust = {};
+    for (const input of nodes.weights.querySelectorAll("input")) if (Number(input.value) > 0) adjust[input.dataset.hypo] = Number(input.value);
+    decide("adjust", { adjust });
+  };
+  return el("section", { class: "decision", id: "decision" },
+    el("h2", {}, "Decision"),
+    el("label", {}, "Reason ", nodes.reason), " ",
+    ["uphold", "overturn"].map((d) => el("button", { type: "button", id: `decide-${d}`, onclick: () => decide(d) }, d)),
+    el("h3", {}, "Adjusted score"),
+    el("p", {}, f.players.map((p) => el("label", { class: "score" }, `${p} `, nodes.scores[p], " ")),
+      el("button", { type: "button", id: "propose", onclick: () => proposal(current) }, "Propose from the rollouts"), " ",
+      el("button", { type: "button", id: "decide-adjust", onclick: byScores }, "Adjust to these scores"), " ", nodes.proposed),
+    el("p", {}, "Or weigh settled hypotheticals (weights sum to 1):"), nodes.weights,
+    el("button", { type: "button", id: "decide-weights", onclick: byWeights }, "Adjust by these weights"),
+    el("p", {}, nodes.decided));
+}
+
+// --- the page -------------------------------------------------------------------------------
 
 function render(f) {
   current = f;
   const r = f.ruling;
-  show(main,
-    el("h1", {}, `Hearing ${f.hearing}`),
-    el("p", {}, "Ruling on ", el("strong", {}, r.player), " · ", ruleLink(r.rule, f.game), ` · ${r.status}`),
-    controls(f),
+  if (!nodes.frame) {
+    nodes.frame = el("div", { id: "frame" });
+    nodes.message = el("div", { id: "message", "aria-live": "assertive" });
+    show(main, el("h1", {}, `Hearing ${f.hearing}`), nodes.message, nodes.frame, token ? decisionPanel(f) : null);
+  } else if (token && nodes.weightIds !== f.hypotheticals.map((h) => h.hypothetical + h.settled).join()) {
+    nodes.weights.replaceChildren(weightsList(f));
+    nodes.weightIds = f.hypotheticals.map((h) => h.hypothetical + h.settled).join();
+  }
+  nodes.frame.replaceChildren(
+    el("p", {}, "Ruling on ", el("strong", {}, r.player), " · ", ruleLink(r.rule, f.game), ` · ${r.status}`,
+      f.expires_at ? ` · link valid until ${f.expires_at}` : ""),
+    token ? stepControls(f) : el("p", { class: "muted", id: "follower-note" }, "You follow the TD: the room moves with them."),
     el("p", { class: "now", id: "moment" },
       el("span", { class: "where", id: "where" }, `Step ${f.step}/${f.of} · ${f.view === "all" ? "all hands" : `${f.view}'s view`}`),
       f.step === f.ruled_step ? el("strong", { id: "at-ruling" }, " · the ruling") : null,
       el("br"), f.description),
+    hypoPanel(f),
+    f.hypothetical ? el("h2", {}, "The deal as played") : null,
     renderTable(f.state),
     el("h2", {}, "Facts"),
     el("dl", { class: "facts" }, Object.entries(r.facts || {}).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, JSON.stringify(v))])),
@@ -66,16 +239,24 @@ function render(f) {
       : el("p", { class: "muted" }, "none"));
 }
 
+function closed(text) {
+  show(main, el("h1", {}, `Hearing ${data.match}/${data.ruling}`), el("p", { class: "error", role: "alert", id: "closed" }, text));
+}
+
 async function start() {
   const query = link ? `?link=${encodeURIComponent(link)}` : "";
-  render(await api(`${base}${query}`, { token }));
+  try {
+    render(await api(`${base}${query}`, { token }));
+  } catch (err) {
+    if (err.status === 403 && link) return closed("This hearing link has expired or the TD has closed the hearing.");
+    throw err;
+  }
   if (!token) {
     const source = new EventSource(`${base}/stream${query}`);
     source.addEventListener("frame", (ev) => render(JSON.parse(ev.data)));
     source.addEventListener("closed", () => {
       source.close();
-      show(main, el("h1", {}, `Hearing ${data.match}/${data.ruling}`),
-        el("p", { class: "error", role: "alert", id: "closed" }, "The TD has closed this hearing."));
+      closed("The TD has closed this hearing (or its link has expired).");
     });
   }
 }

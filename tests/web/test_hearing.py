@@ -177,3 +177,22 @@ def test_a_hearing_shows_only_hypotheticals_of_its_own_deal(site, room):
     assert r.status_code == 409 and "not from the ruled deal" in r.text
     assert httpx.post(f"{site.url}/hearings/{mid}/{RULING}/hypotheticals", json={}).status_code == 401
     assert hy.load(site.store, foreign).started.match == elsewhere
+
+
+def test_the_replay_shows_the_hearings_annotations_at_their_events(site, page, room):
+    """Once the ruled deal has ended anyone's replay shows the hearing's comments on the
+    step they were made on, and marks those steps in the event list."""
+    from playwright.sync_api import expect
+
+    from kartludo.app.hearing import annotate
+
+    mid, _ = room
+    frame = site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)
+    note = annotate(site.store, f"{mid}/{RULING}", "bob", frame["position"], "ann showed six cards, not two sets")
+    page.goto(f"{site.url}/ui/replay/{mid}?deal=1&step=1")  # no token: the deal has ended
+    expect(page.locator("#notes")).to_have_text("")
+    marked = page.locator(".events li", has=page.locator(".note-mark"))
+    expect(marked).to_have_count(1)
+    assert marked.get_attribute("data-step") == str(note.step)
+    marked.locator("a").click()
+    expect(page.locator("#notes")).to_contain_text("bob: ann showed six cards, not two sets")

@@ -14,6 +14,27 @@ let rep = null; // the replay shown
 let k = 1; // the step shown (1-based)
 let views = ["all"]; // what `v` cycles through
 let nodes = {};
+let notes = new Map(); // event position -> the hearing annotations on it (this deal)
+
+/** The annotations of this deal's rulings (hearing comments), by event position. Readable
+ * by anyone once the deal has ended, by a TD before; otherwise there are none to show. */
+async function loadNotes() {
+  notes = new Map();
+  let rulings;
+  try {
+    rulings = (await api(`/audit?match=${encodeURIComponent(matchId)}`, { token })).filter((r) => r.deal === rep.deal);
+  } catch {
+    return;
+  }
+  const lists = await Promise.all(rulings.map((r) =>
+    api(`/audit/${encodeURIComponent(r.match)}/${encodeURIComponent(r.ruling_id)}/annotations`, { token })
+      .then((list) => list.map((a) => ({ ...a, ruling: r.id })))
+      .catch(() => [])));
+  for (const a of lists.flat()) {
+    if (!notes.has(a.position)) notes.set(a.position, []);
+    notes.get(a.position).push(a);
+  }
+}
 
 async function fetchReplay(deal, view) {
   const key = `${deal ?? "latest"}|${view ?? ""}`;
@@ -106,6 +127,7 @@ async function openDeal(deal) {
   rep = next;
   k = 1;
   setViews();
+  await loadNotes();
   drawAll();
 }
 
@@ -139,9 +161,13 @@ function drawAll() {
     }, text)), viewButton);
   nodes.now = el("p", { class: "now", id: "now", "aria-live": "polite" });
   nodes.table = el("div", { id: "table" });
+  nodes.notes = el("div", { id: "notes", "aria-live": "polite" });
   nodes.list = el("ol", {}, rep.steps.map((s) => el("li", { class: s.ruling ? "ruling" : null, dataset: { step: s.step } },
     el("a", { href: stepURL(s.step), onclick: (e) => { e.preventDefault(); go(s.step); } },
-      el("span", { class: "n" }, s.step), " ", s.description))));
+      el("span", { class: "n" }, s.step), " ", s.description,
+      notes.has(s.event.position)
+        ? el("span", { class: "note-mark", title: "annotated at the hearing" }, ` ✎${notes.get(s.event.position).length}`)
+        : null))));
   show(main,
     el("div", { class: "replay-head" },
       el("h1", {}, `Replay · ${gameTitle(game)} · ${matchId}`),
@@ -150,6 +176,7 @@ function drawAll() {
     ),
     rep.ended ? null : el("p", { class: "note" }, `Deal ${rep.deal} is still being played: you see ${viewLabel(rep.view)}.`),
     el("div", { class: "replay-bar" }, controls, nodes.now),
+    nodes.notes,
     el("div", { class: "replay-body" },
       el("section", { "aria-label": "Table" }, nodes.table),
       el("nav", { class: "events", "aria-label": "Events of this deal" }, el("h2", {}, `Events (${rep.steps.length})`), nodes.list)),
@@ -169,6 +196,12 @@ function drawStep() {
     el("span", { class: "where" }, `Deal ${rep.deal} · step ${k} of ${rep.steps.length} · #${s.event.position}`
       + `${s.event.actor ? ` · by ${s.event.actor}` : ""} · ${viewLabel(rep.view)}`),
     el("span", { class: "description" }, s.description));
+  const here = notes.get(s.event.position) || [];
+  nodes.notes.replaceChildren(...(here.length
+    ? [el("ul", { class: "annotations" }, here.map((a) => el("li", {},
+      el("strong", {}, a.by), a.role === "td" ? " (TD)" : "", `: ${a.text} `,
+      el("a", { href: `/ui/audit/${a.ruling}` }, `hearing of ${a.ruling}`))))]
+    : []));
   try {
     nodes.table.replaceChildren(renderTable(s.state));
   } catch (err) {
@@ -229,6 +262,7 @@ async function start() {
     rep = await fetchReplay(deal, null); // a view this token may not see: fall back to its own
   }
   setViews();
+  await loadNotes();
   const pos = Number(params.get("pos"));
   const at = pos ? rep.steps.findIndex((s) => s.event.position === pos) + 1 : 0;
   k = at || Math.min(Math.max(Number(params.get("step")) || 1, 1), rep.steps.length);

@@ -196,3 +196,25 @@ def test_the_replay_shows_the_hearings_annotations_at_their_events(site, page, r
     assert marked.get_attribute("data-step") == str(note.step)
     marked.locator("a").click()
     expect(page.locator("#notes")).to_contain_text("bob: ann showed six cards, not two sets")
+
+
+def test_a_player_comments_from_the_replay_and_the_td_from_the_room(site, page, room):
+    from playwright.sync_api import expect
+
+    from kartludo.app.hearing import annotations_of
+    from kartludo.app.tokens import issue
+
+    mid, _ = room
+    bob = issue(site.store, "seat", match=mid, seat=1)
+    page.goto(f"{site.url}/ui/replay/{mid}?deal=1&step=2#token={bob}")
+    page.fill("#comment-text", "the G2 was discarded before the claim")
+    page.click("#comment button[type=submit]")
+    expect(page.locator("#notes .annotations")).to_contain_text("bob: the G2 was discarded before the claim")
+    said = annotations_of(site.store, f"{mid}/{RULING}")[-1]
+    assert (said.by, said.role, said.step) == ("bob", "player", 2)
+
+    page.goto(f"{site.url}/ui/hearing/{mid}/{RULING}#token={site.td_token}")
+    page.fill("#comment-text", "noted at the hearing")
+    page.click("#comment button[type=submit]")
+    expect(page.locator("#annotations")).to_contain_text("noted at the hearing")
+    assert [a.role for a in annotations_of(site.store, f"{mid}/{RULING}")] == ["player", "td"]

@@ -207,6 +207,21 @@ function decisionPanel(f) {
     el("p", {}, nodes.decided));
 }
 
+function commentForm(f) {
+  const text = el("input", { id: "comment-text", size: 50, maxlength: 500, required: true,
+    "aria-label": `Comment on step ${f.step} (event #${f.position})` });
+  const form = el("form", { id: "comment", onsubmit: async (ev) => {
+    ev.preventDefault();
+    try {
+      await api(`/audit/${ruling}/annotations`, { token, method: "POST", body: { event: f.position, text: text.value.trim() } });
+      render(await api(base, { token }));
+    } catch (err) {
+      say(nodes.message, err);
+    }
+  } }, el("label", {}, `Comment on step ${f.step} `, text), " ", el("button", { type: "submit" }, "Add"));
+  return form;
+}
+
 // --- the page -------------------------------------------------------------------------------
 
 function render(f) {
@@ -234,6 +249,7 @@ function render(f) {
     el("h2", {}, "Facts"),
     el("dl", { class: "facts" }, Object.entries(r.facts || {}).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, JSON.stringify(v))])),
     el("h2", {}, "Annotations"),
+    token ? commentForm(f) : null,
     f.annotations.length
       ? el("ul", { id: "annotations" }, f.annotations.map((a) => el("li", {}, el("strong", {}, a.by), ` on #${a.position} (step ${a.step}): ${a.text}`)))
       : el("p", { class: "muted" }, "none"));

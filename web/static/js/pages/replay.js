@@ -18,14 +18,18 @@ let notes = new Map(); // event position -> the hearing annotations on it (this 
 
 /** The annotations of this deal's rulings (hearing comments), by event position. Readable
  * by anyone once the deal has ended, by a TD before; otherwise there are none to show. */
+let rulingsHere = []; // this deal's rulings (for the comment form)
+
 async function loadNotes() {
   notes = new Map();
+  rulingsHere = [];
   let rulings;
   try {
     rulings = (await api(`/audit?match=${encodeURIComponent(matchId)}`, { token })).filter((r) => r.deal === rep.deal);
   } catch {
     return;
   }
+  rulingsHere = rulings;
   const lists = await Promise.all(rulings.map((r) =>
     api(`/audit/${encodeURIComponent(r.match)}/${encodeURIComponent(r.ruling_id)}/annotations`, { token })
       .then((list) => list.map((a) => ({ ...a, ruling: r.id })))
@@ -197,11 +201,12 @@ function drawStep() {
       + `${s.event.actor ? ` · by ${s.event.actor}` : ""} · ${viewLabel(rep.view)}`),
     el("span", { class: "description" }, s.description));
   const here = notes.get(s.event.position) || [];
-  nodes.notes.replaceChildren(...(here.length
-    ? [el("ul", { class: "annotations" }, here.map((a) => el("li", {},
+  nodes.notes.replaceChildren(...[
+    here.length ? el("ul", { class: "annotations" }, here.map((a) => el("li", {},
       el("strong", {}, a.by), a.role === "td" ? " (TD)" : "", `: ${a.text} `,
-      el("a", { href: `/ui/audit/${a.ruling}` }, `hearing of ${a.ruling}`))))]
-    : []));
+      el("a", { href: `/ui/audit/${a.ruling}` }, `hearing of ${a.ruling}`)))) : null,
+    token && rulingsHere.length ? commentForm(s) : null,
+  ].filter(Boolean));
   try {
     nodes.table.replaceChildren(renderTable(s.state));
   } catch (err) {
@@ -215,6 +220,28 @@ function drawStep() {
     else a.removeAttribute("aria-current");
     if (current) keepInList(li);
   }
+}
+
+/** A player of the match (seat token) or a TD comments on the event shown, for the
+ * hearing of one of this deal's rulings (stored in the hearing's stream). */
+function commentForm(s) {
+  const which = el("select", { id: "comment-ruling", "aria-label": "For the hearing of" },
+    rulingsHere.map((r) => el("option", { value: `${r.match}/${r.ruling_id}` }, r.id)));
+  const text = el("input", { id: "comment-text", size: 40, maxlength: 500, required: true, "aria-label": "Comment" });
+  const said = el("span", { role: "status" });
+  return el("form", { id: "comment", class: "comment", onsubmit: async (ev) => {
+    ev.preventDefault();
+    try {
+      const a = await api(`/audit/${which.value}/annotations`, { token, method: "POST", body: { event: s.event.position, text: text.value.trim() } });
+      const list = notes.get(a.position) || [];
+      list.push({ ...a, ruling: which.value });
+      notes.set(a.position, list);
+      drawAll();
+    } catch (err) {
+      said.replaceChildren(errorBox(err));
+    }
+  } }, el("label", {}, `Comment on step ${s.step} for the hearing of `, which), " ", text, " ",
+  el("button", { type: "submit" }, "Add"), said);
 }
 
 /** Scroll the events list (never the page: a Next must not move what the reader looks

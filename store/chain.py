@@ -124,7 +124,7 @@ def _extend(store: EventStore, tx: Any) -> Head:
         page = tx.query(sql, p=position, n=PAGE)
         if not page:
             return Head(position, n, head)
-        entries = []
+        entries: list[tuple[int, int, str, int, bytes]] = []
         append, sha256 = entries.append, _sha256
         for pos, sid, version, digest in page:  # ``link`` written out: this loop is the cost of chaining
             head = sha256(head + pos.to_bytes(8, "big") + digest).digest()

@@ -194,7 +194,8 @@ class EventStore:
     def connections_in_use(self) -> int:
         """Connections some call holds right now (idle ones in hand do not count)."""
         with self._idle_lock:
-            return self.engine.pool.checkedout() - len(self._idle)
+            held: int = self.engine.pool.checkedout()  # type: ignore[attr-defined]  # QueuePool's, not Pool's
+            return held - len(self._idle)
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[Any]:
@@ -373,7 +374,8 @@ class EventStore:
             raise ValueError(f"{len(rows)} events in one transaction; at most {MAX_ROWS_PER_TRANSACTION}")
         try:
             with self._connection() as conn:
-                return self._driver.write(conn, rows, commands, streams)
+                positions: list[int] = self._driver.write(conn, rows, commands, streams)
+                return positions
         except self._driver.OperationalError as exc:
             raise self._operational(exc) from None
 
@@ -407,11 +409,13 @@ class EventStore:
     def _more_positions(self) -> int:
         """A fresh block of positions for a long transaction (PostgreSQL)."""
         with self._connection() as conn:
-            return self._driver.fresh_block(conn)
+            first: int = self._driver.fresh_block(conn)
+            return first
 
     @property
     def integrity_error(self) -> type[Exception]:
-        return self._driver.IntegrityError
+        error: type[Exception] = self._driver.IntegrityError
+        return error
 
     def _prev_hash(self, stream_id: str, expected_version: int) -> bytes:
         if expected_version == 0:
@@ -478,7 +482,8 @@ class EventStore:
     def settled_condition(self) -> str:
         """SQL condition on ``position`` that keeps only settled rows, for callers that
         follow the global order with their own query (evaluated once per statement)."""
-        return self._driver.settled_condition
+        condition: str = self._driver.settled_condition
+        return condition
 
     def horizon(self) -> int:
         """Every position below this is settled: committed or never to be. A follower
@@ -493,7 +498,8 @@ class EventStore:
         every row, but move its cursor only over positions below the horizon."""
         try:
             with self._connection() as conn:
-                return self._driver.query_with_horizon(conn, sql, params)
+                found: tuple[int, list[Sequence[Any]]] = self._driver.query_with_horizon(conn, sql, params)
+                return found
         except self._driver.OperationalError as exc:
             raise self._operational(exc) from None
 
@@ -677,11 +683,10 @@ class EventStore:
         # the hot path: ``_connection`` written out, without a generator
         pooled = self._take()
         try:
-            rows = self._driver.query(pooled.driver_connection, sql, params)
+            rows: list[Sequence[Any]] = self._driver.query(pooled.driver_connection, sql, params)
         except BaseException as exc:
-            broken = isinstance(exc, self._driver.OperationalError)
-            self._give_back(pooled, broken=broken)
-            if broken:
+            self._give_back(pooled, broken=isinstance(exc, self._driver.OperationalError))
+            if isinstance(exc, self._driver.OperationalError):
                 raise self._operational(exc) from None
             raise
         self._give_back(pooled, broken=False)
@@ -699,7 +704,8 @@ class Exclusive:
         self._driver, self._conn = driver, conn
 
     def query(self, sql: str, **params: Any) -> list[Sequence[Any]]:
-        return self._driver.query(self._conn, sql, params)
+        rows: list[Sequence[Any]] = self._driver.query(self._conn, sql, params)
+        return rows
 
     def execute(self, sql: str, **params: Any) -> None:
         self._driver.execute(self._conn, sql, params)

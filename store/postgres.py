@@ -121,7 +121,8 @@ class PostgresDriver:
         until that transaction ends."""
         with conn.cursor() as cur:
             cur.execute(_XID)
-            return cur.fetchone()[0] << POSITION_ROW_BITS
+            xid: int = cur.fetchone()[0]
+            return xid << POSITION_ROW_BITS
 
     def query_with_horizon(self, conn: Any, sql: str, params: dict[str, Any]) -> tuple[int, list[Sequence[Any]]]:
         # two statements, two snapshots, the horizon's first: every row below it was
@@ -135,7 +136,8 @@ class PostgresDriver:
     def query(self, conn: Any, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
         with conn.cursor() as cur:
             cur.execute(_pyformat(sql), params)
-            return cur.fetchall()
+            rows: list[Sequence[Any]] = cur.fetchall()
+            return rows
 
     def execute(self, conn: Any, sql: str, params: dict[str, Any]) -> None:
         with conn.cursor() as cur:

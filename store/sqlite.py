@@ -58,7 +58,8 @@ class SqliteDriver:
         return UNBOUNDED, conn.execute(sql, params).fetchall()
 
     def query(self, conn: Any, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
-        return conn.execute(sql, params).fetchall()
+        rows: list[Sequence[Any]] = conn.execute(sql, params).fetchall()
+        return rows
 
     def execute(self, conn: Any, sql: str, params: dict[str, Any]) -> None:
         conn.execute(sql, params)

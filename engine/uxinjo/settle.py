@@ -261,7 +261,8 @@ def penalty_changes(event: Event) -> PenaltyChanges | None:
     a winner's valid munt lifts its oldest penalty."""
     if not isinstance(event, (Settled, DealDrawn)):
         return None
-    voided = [(t.payer, t.payee, t.amount, t.reason, t.void_by) for t in event.transfers if t.void_by]
+    voided: list[tuple[int, int, int, str, Sequence[str]]] = [
+        (t.payer, t.payee, t.amount, t.reason, t.void_by) for t in event.transfers if t.void_by]
     lifted = [event.lifted] if isinstance(event, Settled) and event.lifted else []
     if not voided and not lifted:
         return None

@@ -54,7 +54,7 @@ def downgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
     bind = op.get_bind()
-    highest = bind.exec_driver_sql("SELECT coalesce(max(position), 0) FROM events").scalar()
+    highest = bind.exec_driver_sql("SELECT coalesce(max(position), 0) FROM events").scalar() or 0
     op.execute(f"CREATE SEQUENCE events_position_seq START WITH {int(highest) + 1} OWNED BY events.position")
     op.execute("ALTER TABLE events ALTER COLUMN position SET DEFAULT nextval('events_position_seq')")
     op.execute(

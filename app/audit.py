@@ -1,5 +1,6 @@
-"""The audit trail of penalty rulings: listing, showing, appeals, TD decisions,
-and re-checking recorded rulings against today's engine.
+"""The audit trail of penalty rulings: showing, appeals, TD decisions, and
+re-checking recorded rulings against today's engine (``projections.queries`` lists
+and finds them).
 
 Appeals and decisions are new events in the match stream (``RulingAppealed``,
 ``RulingDecided``); an overturn is undone by the engine's fold and reaches every
@@ -11,13 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import sqlalchemy as sa
 
-from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, UnknownMatch, UnknownPlayer, check_text
-from kartludo.app.matches import MATCH_PREFIX, MatchService, describe, fold_records, step, stream_of
+from kartludo.app import aggregate
+from kartludo.app.aggregate import describe
+from kartludo.app.errors import AppError, NotAllowed, UnknownPlayer, check_text
+from kartludo.app.matches import MatchService
 from kartludo.engine.base import ALL, BadCommand, IllegalCommand
 from kartludo.engine.registry import get_game
-from kartludo.events.match import DealStarted, MatchClosed, MatchCreated, Ruling, RulingAppealed, RulingDecided
+from kartludo.events.match import DealStarted, MatchCreated, Ruling, RulingDecided
+from kartludo.events.streams import MATCH_PREFIX, match_stream
 from kartludo.store import EventStore, Recorded
 from kartludo.store.transfer import format_us
 
@@ -45,44 +48,7 @@ class AuditRecord(msgspec.Struct):
     history: list[dict[str, Any]] = []
 
 
-def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
-    from kartludo.projections import refresh
-    from kartludo.projections.audit import voided_by
-    from kartludo.projections.schema import ruling_history, rulings
-
-    refresh(store)
-    query = sa.select(rulings).order_by(rulings.c.position)
-    if where is not None:
-        query = query.where(where)
-    decode = msgspec.json.decode
-    with store.engine.connect() as conn:
-        rows = conn.execute(query).all()
-        history: dict[str, list[dict[str, Any]]] = {}
-        voided = voided_by(conn, rows)
-        if rows:
-            for h in conn.execute(sa.select(ruling_history).where(
-                    ruling_history.c.audit_id.in_([r.audit_id for r in rows])).order_by(ruling_history.c.seq)):
-                history.setdefault(h.audit_id, []).append(
-                    {"kind": h.kind, "by": h.by, "reason": h.reason, "position": h.position,
-                     "at": format_us(h.recorded_at_us)})
-    out = []
-    for r in rows:
-        series_effect = None
-        foul_mp = _foul_series_mp(r.game) if r.series else 0
-        if foul_mp:
-            series_effect = f"-{foul_mp} MP in series {r.series}" + (" (lifted by overturn)"
-                                                                      if r.status == "overturned" else "")
-        out.append(AuditRecord(
-            id=r.audit_id, match=r.match_id, ruling_id=r.ruling_id, game=r.game, deal=r.deal, position=r.position, version=r.version,
-            player=r.player, seat=r.seat, type=r.type, rule=r.rule, facts=decode(r.facts), effect=decode(r.effect),
-            status=r.status, series=r.series, series_effect=series_effect, lifted_position=r.lifted_position,
-            voided=voided.get(r.audit_id, []),
-            recorded_at=format_us(r.recorded_at_us), history=history.get(r.audit_id, []),
-        ))
-    return out
-
-
-def _foul_series_mp(game_name: str) -> int:
+def foul_series_mp(game_name: str) -> int:
     """What a ruling costs its player in a series, by the game's rules (0 for a game
     this build does not have)."""
     try:
@@ -91,48 +57,11 @@ def _foul_series_mp(game_name: str) -> int:
         return 0
 
 
-def list_rulings(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
-    from kartludo.projections.schema import rulings
-
-    conditions = []
-    if match:
-        conditions.append(rulings.c.match_id == MatchService(store).resolve(match))
-    if player:
-        conditions.append(rulings.c.player == player)
-    return _records(store, sa.and_(*conditions) if conditions else None)
-
-
-def resolve_ruling(store: EventStore, text: str) -> AuditRecord:
-    """A ruling by its audit id (``MATCH/RULING``), where each part may be a unique
-    prefix (``3f9c/uxinjo-d2``), or by a unique prefix of the whole id."""
-    from kartludo.projections.schema import rulings
-
-    text = text.removeprefix(MATCH_PREFIX)
-    if len(text) > 200:
-        raise UnknownMatch(f"no ruling {text[:40]!r}… (an audit id is MATCH/RULING, far shorter)")
-    match_part, sep, ruling_part = text.partition("/")
-    if sep and match_part:
-        try:
-            match_id = MatchService(store).resolve(match_part)
-        except UnknownMatch:
-            raise UnknownMatch(f"no ruling {text!r}: no match {match_part!r}") from None
-        text = f"{match_id}/{ruling_part}"
-    found = _records(store, rulings.c.audit_id.startswith(text, autoescape=True)) if text else []
-    exact = [r for r in found if r.id == text]
-    if exact:
-        return exact[0]
-    if not found:
-        raise UnknownMatch(f"no ruling {text!r} (see `kartludo audit list`)")
-    if len(found) > 1:
-        raise AmbiguousMatch(f"ruling id {text!r} is ambiguous: {', '.join(r.id for r in found[:5])}")
-    return found[0]
-
-
 #: the status of an audit record that is a decision without a penalty (never appealed)
 DECISION = "decision"
 
 
-def _decisions_of(match_id: str, records: list[Recorded]) -> list[AuditRecord]:
+def decisions_of(match_id: str, records: list[Recorded]) -> list[AuditRecord]:
     """The decisions without a penalty that a match's settlements record (an invalid
     claim beside a valid one, the levu voided by all three), as audit records."""
     created = records[0].event
@@ -154,61 +83,13 @@ def _decisions_of(match_id: str, records: list[Recorded]) -> list[AuditRecord]:
     return out
 
 
-def _makes_decisions(game_name: str) -> bool:
+def makes_decisions(game_name: str) -> bool:
     from kartludo.engine.base import Game
 
     try:
         return type(get_game(game_name)).decisions is not Game.decisions
     except Exception:  # noqa: BLE001 - a game this build does not have makes none it can show
         return False
-
-
-def list_decisions(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
-    """Decisions without a penalty, read from the match streams of the games that make
-    them (the rulings projection holds penalty rulings only)."""
-    from kartludo.app.matches import list_matches
-
-    if match:
-        ids = [MatchService(store).resolve(match)]
-    else:
-        ids = [m["match"] for m in list_matches(store) if _makes_decisions(m["game"])
-               and (player is None or player in m["players"])]
-    out = []
-    for match_id in ids:
-        out.extend(r for r in _decisions_of(match_id, store.read_stream(stream_of(match_id)))
-                   if player is None or r.player == player)
-    return out
-
-
-def list_entries(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
-    """Penalty rulings and decisions without a penalty, in the order they were made."""
-    entries = list_rulings(store, match, player) + list_decisions(store, match, player)
-    return sorted(entries, key=lambda r: r.position)  # stable: a settlement's decisions keep their order
-
-
-def resolve_entry(store: EventStore, text: str) -> AuditRecord:
-    """A penalty ruling (as ``resolve_ruling``), else a decision ``MATCH/KEY`` where
-    each part may be a unique prefix."""
-    try:
-        return resolve_ruling(store, text)
-    except UnknownMatch as not_a_ruling:
-        match_part, sep, key = text.removeprefix(MATCH_PREFIX).partition("/")
-        if not sep or not match_part:
-            raise
-        try:
-            match_id = MatchService(store).resolve(match_part)
-        except UnknownMatch:
-            raise not_a_ruling from None
-        found = [r for r in _decisions_of(match_id, store.read_stream(stream_of(match_id)))
-                 if r.ruling_id.startswith(key)]
-        exact = [r for r in found if r.ruling_id == key]
-        if exact:
-            return exact[0]
-        if len(found) > 1:
-            raise AmbiguousMatch(f"ruling id {text!r} is ambiguous: {', '.join(r.id for r in found[:5])}") from None
-        if not found:
-            raise not_a_ruling from None
-        return found[0]
 
 
 class RulingContext(msgspec.Struct):
@@ -227,18 +108,18 @@ class RulingContext(msgspec.Struct):
 def ruling_context(store: EventStore, record: AuditRecord, around: int = 3) -> RulingContext:
     """The state the ruling was made in (all hands, and the seat's own view), the
     events just before and after it, and its stored hash."""
-    records = store.read_stream(stream_of(record.match))
-    match = fold_records(record.match, records[:1])
-    game, state = match.game, match.state
+    records = store.read_stream(match_stream(record.match))
+    match = aggregate.start(record.match, records[0])
     lines: list[tuple[int, str]] = []
     ruled: Recorded | None = None
-    state_at = state
+    state_at = match.state
     for rec in records[1:]:
-        lines.append((rec.version, f"#{rec.position} v{rec.version} " + describe(game, state, rec.event, ALL,
-                                                                                    match.players)))
+        lines.append((rec.version, f"#{rec.position} v{rec.version} " + describe(match.game, match.state, rec.event,
+                                                                                    ALL, match.players)))
         if rec.version == record.version:
-            ruled, state_at = rec, state
-        state = step(game, state, rec.event)
+            ruled, state_at = rec, match.state
+        match.apply(rec.event, rec.version)
+    game, state = match.game, match.state
     if ruled is None:
         raise AppError(f"ruling {record.id} is not at version {record.version} of its match")
     before = [text for v, text in lines if record.version - around <= v < record.version]
@@ -248,28 +129,12 @@ def ruling_context(store: EventStore, record: AuditRecord, around: int = 3) -> R
                     "reason": r.event.reason, "position": r.position}
                    for r in records if isinstance(r.event, RulingDecided) and r.event.decision == "adjust"
                    and r.event.ruling_id == record.ruling_id]
-    deal_ended = game.deal_number(state) > record.deal or game.can_deal(state) or game.is_finished(state) \
-        or match.closed or any(type(r.event) is MatchClosed for r in records)
+    deal_ended = game.deal_number(state) > record.deal or game.can_deal(state) or match.over
     from kartludo.app.hypotheticals import list_hypotheticals
 
     hypos = list_hypotheticals(store, record.match, record.deal) if deal_ended else []
     return RulingContext(record, ruled.hash.hex(), before, after, game.render(state_at, ALL),
                          game.render(state_at, record.seat), adjustments, hypos)
-
-
-def _append(store: EventStore, record: AuditRecord, make: Any, actor: str) -> None:
-    svc = MatchService(store)
-
-    def events(m: Any) -> list[Any]:
-        return make(store.read_stream(stream_of(record.match)))
-
-    svc.execute(record.match, events, actor=actor, raw=True)
-
-
-def _disputes(records: list[Recorded], ruling_id: str) -> tuple[list[RulingAppealed], list[RulingDecided]]:
-    appeals = [r.event for r in records if isinstance(r.event, RulingAppealed) and r.event.ruling_id == ruling_id]
-    decisions = [r.event for r in records if isinstance(r.event, RulingDecided) and r.event.ruling_id == ruling_id]
-    return appeals, decisions
 
 
 #: who may speak in a dispute: names as recorded (a player's name or a TD's label)
@@ -286,36 +151,22 @@ def td_labels(store: EventStore) -> set[str]:
     return {p.label for p in index.live() if p.role == "td" and p.label}
 
 
-def _same(a: str, b: str) -> bool:
-    return a.casefold() == b.casefold()
-
-
-def appeal(store: EventStore, ruling: str, by: str, reason: str, *, td: bool = False) -> AuditRecord:
-    """``by`` appeals a ruling: a player of its match, or a TD (``td``: the caller
-    holds a TD token; otherwise ``by`` must be the label of a live TD token)."""
+def appeal(store: EventStore, record: AuditRecord, by: str, reason: str, *, td: bool = False) -> None:
+    """``by`` appeals a ruling (``projections.queries.resolve_ruling`` finds it): a
+    player of its match, or a TD (``td``: the caller holds a TD token; otherwise ``by``
+    must be the label of a live TD token)."""
     check_text("the appellant's name (--by)", by, NAME_LIMIT)
     check_text("the reason", reason, REASON_LIMIT)
-    record = resolve_ruling(store, ruling)
-    match = MatchService(store).load(record.match)
+    svc = MatchService(store)
+    match = svc.load(record.match)
     if not td and by not in match.players and by not in td_labels(store):
         raise UnknownPlayer(f"{by!r} does not play in match {record.match} (players: {', '.join(match.players)}) "
                             f"and is no TD (no live TD token is labelled {by!r}): only they may appeal")
-
-    def make(records: list[Recorded]) -> list[Any]:
-        appeals, decisions = _disputes(records, record.ruling_id)
-        if decisions:
-            raise AppError(f"ruling {record.id} was already decided ({decisions[-1].decision}) "
-                           f"by {decisions[-1].by}")
-        if appeals:
-            raise AppError(f"ruling {record.id} is already under appeal (by {appeals[-1].by})")
-        return [RulingAppealed(ruling_id=record.ruling_id, by=by, reason=reason)]
-
-    _append(store, record, make, by)
-    return resolve_ruling(store, record.id)
+    svc.execute(record.match, lambda m: aggregate.appeal(m, record.ruling_id, by, reason), actor=by)
 
 
-def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str, *, adjust: str | None = None,
-           adjust_scores: str | None = None) -> AuditRecord:
+def decide(store: EventStore, record: AuditRecord, by: str, decision: str, reason: str, *,
+           adjust: str | None = None, adjust_scores: str | None = None) -> None:
     """The TD ``by`` upholds or overturns an appealed ruling, or adjusts its deal's
     score (``adjust``: hypothetical weights, or ``adjust_scores``: see
     ``app.adjust``); the TD may be neither a player of the match nor the appellant."""
@@ -327,10 +178,10 @@ def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str, 
         raise AppError("a decision needs the TD's name (--by) and a reason")
     check_text("the TD's name (--by)", by, NAME_LIMIT)
     check_text("the reason", reason, REASON_LIMIT)
-    record = resolve_ruling(store, ruling)
-    match = MatchService(store).load(record.match)
+    svc = MatchService(store)
+    match = svc.load(record.match)
     players = match.players
-    if any(_same(by, p) for p in players):
+    if any(p.casefold() == by.casefold() for p in players):
         raise NotAllowed(f"{by} plays in match {record.match}: a ruling of their own match is decided by "
                          "another TD")
     extra: dict[str, Any] = {}
@@ -339,20 +190,8 @@ def decide(store: EventStore, ruling: str, by: str, decision: str, reason: str, 
 
         extra = msgspec.structs.asdict(compute(store, record.match, record.deal, match.game, players,
                                                weights=adjust, scores=adjust_scores))
-
-    def make(records: list[Recorded]) -> list[Any]:
-        appeals, decisions = _disputes(records, record.ruling_id)
-        if decisions:
-            raise AppError(f"the appeal of ruling {record.id} was already decided ({decisions[-1].decision}) "
-                           f"by {decisions[-1].by}")
-        if not appeals:
-            raise AppError(f"ruling {record.id} has no appeal to decide (`kartludo audit appeal` first)")
-        if _same(by, appeals[-1].by):
-            raise NotAllowed(f"{by} made this appeal: another TD decides it")
-        return [RulingDecided(ruling_id=record.ruling_id, by=by, decision=decision, reason=reason, **extra)]
-
-    _append(store, record, make, by)
-    return resolve_ruling(store, record.id)
+    svc.execute(record.match, lambda m: aggregate.decide(m, record.ruling_id, by, decision, reason, **extra),
+                actor=by)
 
 
 class Difference(msgspec.Struct):
@@ -436,7 +275,7 @@ def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Differen
     refused: list[Difference] = []  # this deal's refused actions, collecting the outcomes that follow
     for rec in records[1:]:
         event = rec.event
-        if type(event) is MatchClosed:
+        if not aggregate.engine_folds(event):  # the match's own fact: nothing the engine judges
             continue
         expected = game.automatic(state)
         if type(event).derived:
@@ -474,7 +313,7 @@ def recheck(store: EventStore, match: str | None = None) -> tuple[int, list[Diff
     diffs: list[Difference] = []
     notes: list[str] = []
     for match_id in ids:
-        d, n = recheck_match(store.read_stream(stream_of(match_id)), match_id)
+        d, n = recheck_match(store.read_stream(match_stream(match_id)), match_id)
         diffs.extend(d)
         notes.extend(n)
     return len(ids), diffs, notes

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app.audit import AuditRecord, RulingContext, list_rulings, ruling_context
+from kartludo.app.audit import AuditRecord, RulingContext, ruling_context
 from kartludo.app.errors import AppError
 from kartludo.store import EventStore
 
@@ -89,10 +89,10 @@ def build_case(store: EventStore, record: AuditRecord) -> Case:
                 [msgspec.to_builtins(a) for a in annotations_of(store, record.id)])
 
 
-def collect(store: EventStore, game: str | None = None, match: str | None = None) -> tuple[list[Case], list[Skipped]]:
-    """The cases to publish (rulings of ended deals) and the rulings left out."""
+def collect(store: EventStore, rulings: list[AuditRecord], game: str | None = None) -> tuple[list[Case], list[Skipped]]:
+    """The cases to publish among ``rulings`` (those of ended deals) and the rulings left out."""
     cases, skipped = [], []
-    for record in list_rulings(store, match):
+    for record in rulings:
         if game and record.game != game:
             continue
         if not deal_has_ended(store, record):
@@ -229,9 +229,9 @@ def _rules_html(page: str) -> str:
     return _html_page(f"Rules · {page}", f'<article class="rules">{html}</article>', up="../")
 
 
-def write(store: EventStore, out: Path, fmt: str = "html", *, game: str | None = None,
-          match: str | None = None) -> tuple[list[Path], list[Skipped]]:
-    """Write the casebook into ``out``: ``index.EXT``, ``cases/…`` (one page per ruling;
+def write(store: EventStore, out: Path, fmt: str = "html", *, rulings: list[AuditRecord],
+          game: str | None = None) -> tuple[list[Path], list[Skipped]]:
+    """Write the casebook of ``rulings`` (``projections.queries.list_rulings``) into ``out``: ``index.EXT``, ``cases/…`` (one page per ruling;
     Markdown pages get their diagram as an ``.svg`` beside them), ``rules/…`` (the
     rules pages the cases link to). Returns the case pages written and the rulings
     left out."""
@@ -241,7 +241,7 @@ def write(store: EventStore, out: Path, fmt: str = "html", *, game: str | None =
         raise AppError(f"unknown casebook format {fmt!r} (choose {' or '.join(FORMATS)})")
     if out.exists() and not out.is_dir():
         raise AppError(f"{out} exists and is not a folder")
-    cases, skipped = collect(store, game, match)
+    cases, skipped = collect(store, rulings, game)
     (out / "cases").mkdir(parents=True, exist_ok=True)
     (out / "rules").mkdir(exist_ok=True)
     written = []

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app.audit import AuditRecord, NAME_LIMIT, resolve_ruling, td_labels
+from kartludo.app.audit import NAME_LIMIT, AuditRecord, td_labels
 from kartludo.app.errors import AppError, NotAllowed, UnknownPlayer, check_text
 from kartludo.events.hearing import AnnotationAdded
 from kartludo.store import ConcurrencyConflict, EventStore
@@ -46,7 +46,7 @@ def _deal_ended(store: EventStore, record: AuditRecord) -> bool:
     return deal_has_ended(store, record)
 
 
-def annotate(store: EventStore, ruling: str, by: str, position: int, text: str, *, td: bool = False) -> Annotation:
+def annotate(store: EventStore, record: AuditRecord, by: str, position: int, text: str, *, td: bool = False) -> Annotation:
     """``by`` comments on the event at global ``position`` of the ruled deal. ``td``:
     the caller holds a TD token; otherwise ``by`` must be a player of the match or the
     label of a live TD token."""
@@ -55,7 +55,6 @@ def annotate(store: EventStore, ruling: str, by: str, position: int, text: str, 
 
     check_text("the annotator's name (--by)", by, NAME_LIMIT)
     check_text("the annotation", text, TEXT_LIMIT)
-    record = resolve_ruling(store, ruling)
     match = MatchService(store).load(record.match)
     if td or by in td_labels(store):
         role = "td"
@@ -178,7 +177,7 @@ def _link_hash(link: str) -> str:
     return hashlib.sha256(link.encode()).hexdigest()
 
 
-def open_room(store: EventStore, ruling: str, by: str, expires_in: int | None = None) -> tuple[AuditRecord, str]:
+def open_room(store: EventStore, record: AuditRecord, by: str, expires_in: int | None = None) -> tuple[AuditRecord, str]:
     """The TD ``by`` opens the room (a new link each time; an older link stops working).
     Only once the ruled deal has ended: a follower sees every hand. ``expires_in``
     (seconds): the link also stops working by itself then. Returns the link."""
@@ -189,7 +188,6 @@ def open_room(store: EventStore, ruling: str, by: str, expires_in: int | None = 
     if expires_in is not None and not MIN_LINK_SECONDS <= expires_in <= MAX_LINK_SECONDS:
         raise AppError(f"a hearing link lasts between {MIN_LINK_SECONDS} seconds and {MAX_LINK_SECONDS // 86400} "
                        f"days, not {expires_in} seconds")
-    record = resolve_ruling(store, ruling)
     if not _deal_ended(store, record):
         raise NotAllowed(f"deal {record.deal} of ruling {record.id} is still being played: "
                          "a hearing room shows every hand, so it opens once the deal has ended")
@@ -201,10 +199,9 @@ def open_room(store: EventStore, ruling: str, by: str, expires_in: int | None = 
     return record, link
 
 
-def close_room(store: EventStore, ruling: str, by: str) -> AuditRecord:
+def close_room(store: EventStore, record: AuditRecord, by: str) -> AuditRecord:
     from kartludo.events.hearing import HearingClosed
 
-    record = resolve_ruling(store, ruling)
     if not room_of(store, record.id).open:
         raise AppError(f"the hearing room of {record.id} is not open")
     _append_one(store, record.id, HearingClosed(by=by), by)
@@ -219,13 +216,12 @@ def ruled_step(store: EventStore, record: AuditRecord) -> int:
     return next(s.index for s in rep.steps if s.record.version == record.version)
 
 
-def move(store: EventStore, ruling: str, by: str, step: int, view: str) -> AuditRecord:
+def move(store: EventStore, record: AuditRecord, by: str, step: int, view: str) -> AuditRecord:
     """The leading TD shows ``step`` in ``view`` ("all" or a player's name)."""
     from kartludo.app.matches import MatchService, stream_of
     from kartludo.app.replay import build
     from kartludo.events.hearing import HearingMoved
 
-    record = resolve_ruling(store, ruling)
     if not room_of(store, record.id).open:
         raise AppError(f"the hearing room of {record.id} is not open")
     players = MatchService(store).load(record.match).players
@@ -245,20 +241,19 @@ def may_follow(store: EventStore, audit_id: str, link: str) -> bool:
     return room.link_live(_now_us()) and bool(link) and hmac.compare_digest(room.link_hash, _link_hash(link))
 
 
-def _open_room_of(store: EventStore, ruling: str) -> tuple[AuditRecord, Room]:
-    record = resolve_ruling(store, ruling)
+def _open_room_of(store: EventStore, record: AuditRecord) -> tuple[AuditRecord, Room]:
     room = room_of(store, record.id)
     if not room.open:
         raise AppError(f"the hearing room of {record.id} is not open")
     return record, room
 
 
-def show(store: EventStore, ruling: str, by: str, hypothetical: str) -> AuditRecord:
+def show(store: EventStore, record: AuditRecord, by: str, hypothetical: str) -> AuditRecord:
     """The leader shows a hypothetical of the ruled deal beside it ("": the deal alone)."""
     from kartludo.app import hypotheticals as hy
     from kartludo.events.hearing import HearingShowed
 
-    record, _ = _open_room_of(store, ruling)
+    _open_room_of(store, record)
     hypo_id = ""
     if hypothetical:
         h = hy.load(store, hypothetical)
@@ -270,15 +265,15 @@ def show(store: EventStore, ruling: str, by: str, hypothetical: str) -> AuditRec
     return record
 
 
-def branch(store: EventStore, ruling: str, by: str, label: str = "") -> tuple[AuditRecord, str]:
+def branch(store: EventStore, record: AuditRecord, by: str, label: str = "") -> tuple[AuditRecord, str]:
     """The leader opens a hypothetical from the moment the room shows and shows it."""
     from kartludo.app import hypotheticals as hy
 
-    record, room = _open_room_of(store, ruling)
+    _, room = _open_room_of(store, record)
     step = max(room.step, 1)
     hypo_id = hy.create(store, record.match, record.deal, step, label=label or f"hearing {record.id} from step {step}",
                         by=by)
-    show(store, record.id, by, hypo_id)
+    show(store, record, by, hypo_id)
     return record, hypo_id
 
 

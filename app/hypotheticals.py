@@ -13,12 +13,15 @@ settled it takes no more commands, and its deal score (the change of each player
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import msgspec
 
-from kartludo.app.errors import AmbiguousMatch, AppError, TooMuchContention, UnknownMatch, check_text
-from kartludo.app.matches import Match, MatchService, describe, fold_records, step, stream_of
+from kartludo.app.errors import AppError, TooMuchContention, UnknownMatch, check_text
+from kartludo.app import aggregate
+from kartludo.app.aggregate import Match, describe, step
+from kartludo.app.ids import resolve_prefix
+from kartludo.app.matches import MatchService, stream_of
 from kartludo.engine.base import ALL, FINISHED, WAITING_DEAL, Command, Game, Viewer
 from kartludo.events.base import Event
 from kartludo.events.hypo import HypoStarted, RolloutRecorded
@@ -60,7 +63,7 @@ def origin_moment(store: EventStore, match_id: str, deal: int, k: int) -> Moment
         raise AppError(f"deal {deal} of match {match_id} has {len(replay.steps)} steps: no step {k}")
     st = replay.steps[max(k, 1) - 1]
     history = [s.record.event for s in replay.steps[: max(k, 1)]]
-    match = fold_records(match_id, records[:1])
+    match = aggregate.start(match_id, records[0])
     return Moment(match, deal, k, st.record, replay.steps[0].before, history, st.state)
 
 
@@ -134,19 +137,7 @@ def create(store: EventStore, match: str, deal: int, k: int, *, label: str = "",
 
 def resolve(store: EventStore, prefix: str) -> str:
     """A hypothetical's id from any unique prefix of it."""
-    prefix = prefix.removeprefix(HYPO_PREFIX)
-    if not prefix:
-        raise UnknownMatch("no hypothetical id given")
-    if len(prefix) > 100:
-        raise UnknownMatch(f"no hypothetical {prefix[:40]!r}…")
-    found = [s.removeprefix(HYPO_PREFIX) for s in store.streams(HYPO_PREFIX + prefix)]
-    if not found:
-        raise UnknownMatch(f"no hypothetical {prefix!r} (see `kartludo hypo list`)")
-    if prefix in found:
-        return prefix
-    if len(found) > 1:
-        raise AmbiguousMatch(f"hypothetical id {prefix!r} is ambiguous: {', '.join(found[:5])}")
-    return found[0]
+    return resolve_prefix(store, HYPO_PREFIX, prefix, "hypothetical", hint=" (see `kartludo hypo list`)")
 
 
 def fold(store: EventStore, hypo_id: str, records: list[Recorded] | None = None) -> Hypothetical:
@@ -181,18 +172,31 @@ class Played(msgspec.Struct):
     before: Any
 
 
-def execute(store: EventStore, hypo: str, make: Any, *, actor: str = "", attempts: int = 8) -> Played:
-    """Decide a command (``make(h)`` returns it, given the freshly folded
-    hypothetical) and append its events with the expected version."""
+#: decides a command on the freshly folded hypothetical: the events to append
+HypoDecision = Callable[[Hypothetical], list[Event]]
+
+
+def play(command: Callable[[Hypothetical], Command]) -> HypoDecision:
+    """The decision for a command to the game (``command(h)`` makes it from the freshly
+    folded hypothetical): the events the rules still owe at its moment, then the
+    engine's decision, on a deal not yet settled."""
+    def decide(h: Hypothetical) -> list[Event]:
+        if h.settled:
+            raise AppError(f"hypothetical {h.id}: deal {h.started.deal} is settled "
+                           f"({_fmt_scores(h.deal_scores() or {})}); it takes no more commands")
+        due, state = pending(h.game, h.match.state)
+        return due + h.game.decide(state, command(h))
+
+    return decide
+
+
+def execute(store: EventStore, hypo: str, decide: HypoDecision, *, actor: str = "", attempts: int = 8) -> Played:
+    """Decide on the freshly folded hypothetical and append the events with the
+    expected version (on a conflict, fold and decide again)."""
     hypo_id = resolve(store, hypo)
     for _ in range(attempts):
         h = fold(store, hypo_id)
-        if h.settled:
-            raise AppError(f"hypothetical {hypo_id}: deal {h.started.deal} is settled "
-                           f"({_fmt_scores(h.deal_scores() or {})}); it takes no more commands")
-        due, state = pending(h.game, h.match.state)
-        command = make(h)
-        events = due + h.game.decide(state, command)
+        events = decide(h)
         try:
             store.append(hypo_stream(hypo_id), events, h.version, actor=actor)
         except ConcurrencyConflict:
@@ -207,7 +211,7 @@ def act(store: EventStore, hypo: str, player: str, verb: str, args: Sequence[str
     def make(h: Hypothetical) -> Command:
         return h.game.parse_command(h.match.seat_of(player), verb, list(args))
 
-    return execute(store, hypo, make, actor=player)
+    return execute(store, hypo, play(make), actor=player)
 
 
 def describe_played(h: Hypothetical, played: Played, viewer: Viewer) -> list[str]:

@@ -12,31 +12,33 @@ import hashlib
 import os
 import re
 import secrets
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import msgspec
 
-from kartludo.app.errors import AmbiguousMatch, AppError, CommandConflict, TooMuchContention, UnknownMatch
-from kartludo.app.errors import UnknownPlayer, check_text
+from kartludo.app import aggregate
+from kartludo.app.aggregate import Match, describe, step
+from kartludo.app.ids import resolve_prefix
+from kartludo.app.errors import AppError, CommandConflict, TooMuchContention, UnknownMatch, check_text
 from kartludo.app.fairness import committed, random_deck
 from kartludo.engine.base import ALL, PUBLIC, BadCommand, Command, Game, IllegalCommand, StartDeal, Viewer
 from kartludo.engine.base import parse_options, seeded_deck
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
-from kartludo.events.match import RANDOM_SHUFFLE, DealStarted, MatchClosed, MatchCreated, RulingAppealed, RulingDecided
+from kartludo.events.match import RANDOM_SHUFFLE, DealStarted, MatchCreated
 from kartludo.events.series import SeriesMatchAdded
+from kartludo.events.streams import MATCH_PREFIX, SERIES_PREFIX, match_stream, series_stream
 from kartludo.store import Appended, ConcurrencyConflict, EventStore, Recorded
 from kartludo.store.schema import CALLER_KEY_LENGTH
 
-MATCH_PREFIX = "match-"
 _PLAYER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,39}$")
 
 
-def stream_of(match_id: str) -> str:
-    return MATCH_PREFIX + match_id
+__all__ = ["MATCH_PREFIX", "SERIES_PREFIX", "Match", "MatchService", "Outcome", "describe", "fold_records", "step",
+           "stream_of"]
 
+stream_of = match_stream
 
-SERIES_PREFIX = "series-"
 #: who sends a command when no caller is named: the CLI and library users, all one
 LOCAL_CALLER = "local"
 #: who did something, as recorded with its events (the store's column holds 200 characters)
@@ -74,57 +76,8 @@ def key_holder(store: EventStore, stream_id: str, command_id: str) -> str | None
         return conn.execute(query).scalar()
 
 
-def step(game: Game[Any], state: Any, event: Event) -> Any:
-    """Fold one match event: ``MatchClosed`` is the pipeline's, the engine never sees it."""
-    if type(event) is MatchClosed:
-        return state
-    return game.evolve(state, event)
-
-
-def describe(game: Game[Any], before: Any, event: Event, viewer: Viewer, players: Sequence[str]) -> str:
-    """One line for any match event: the game describes its own, the pipeline the common ones."""
-    if isinstance(event, MatchClosed):
-        return f"match closed after deal {event.deal}: {event.reason}"
-    if isinstance(event, RulingAppealed):
-        return f"{event.by} appeals ruling {event.ruling_id}: {event.reason}"
-    if isinstance(event, RulingDecided):
-        verb = {"uphold": "upholds", "overturn": "overturns"}.get(event.decision, "adjusts the deal's score of")
-        return f"TD {event.by} {verb} ruling {event.ruling_id}: {event.reason}"
-    return game.describe(before, event, viewer)
-
-
-class Match(msgspec.Struct):
-    """A match folded up to ``version`` (its stream's last event)."""
-
-    id: str
-    game: Game[Any]
-    created: MatchCreated
-    state: Any
-    version: int
-    closed: bool = False
-
-    @property
-    def players(self) -> list[str]:
-        return self.created.players
-
-    def seat_of(self, player: str) -> int:
-        try:
-            return self.created.players.index(player)
-        except ValueError:
-            raise UnknownPlayer(
-                f"{player!r} does not play in match {self.id} (players: {', '.join(self.created.players)})"
-            ) from None
-
-    @property
-    def status(self) -> str:
-        return "finished" if self.closed or self.game.is_finished(self.state) else "in_progress"
-
-    def fold(self, event: Event, version: int) -> None:
-        if type(event) is MatchClosed:
-            self.closed = True
-        else:
-            self.state = self.game.evolve(self.state, event)
-        self.version = version
+#: decides a command on the freshly folded match: the events to append (or raises the rule broken)
+Decision = Callable[[Match], list[Event]]
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -201,7 +154,7 @@ class MatchService:
             extra = also(match_id, players) if also is not None else []
             return match_id, self._append_creation([(stream_of(match_id), [created], 0), *extra], match_id,
                                                    command_id, actor, key, request)
-        from kartludo.app.series import SERIES_PREFIX, check_can_add, load_series, resolve_series
+        from kartludo.app.series import check_can_add, load_series, resolve_series
 
         series = resolve_series(self.store, series)
         info = load_series(self.store, series)
@@ -212,7 +165,7 @@ class MatchService:
         added = SeriesMatchAdded(match_id=match_id, players=seats)
         # one transaction: the series' version orders its matches (and so the seat rotation)
         extra = also(match_id, seats) if also is not None else []
-        batches = [(SERIES_PREFIX + series, [added], info.version), (stream_of(match_id), [created], 0), *extra]
+        batches = [(series_stream(series), [added], info.version), (stream_of(match_id), [created], 0), *extra]
         return match_id, self._append_creation(batches, match_id, command_id, actor, key, request)
 
     def _append_creation(self, batches: list[Any], match_id: str, command_id: str | None, actor: str,
@@ -256,19 +209,9 @@ class MatchService:
     def resolve(self, prefix: str) -> str:
         """A match id from any unique prefix of it."""
         prefix = prefix.removeprefix(MATCH_PREFIX)
-        if not prefix:
-            raise UnknownMatch("no match id given")
-        if prefix in self._cache:
+        if prefix and prefix in self._cache:
             return prefix
-        found = [s.removeprefix(MATCH_PREFIX) for s in self.store.streams(MATCH_PREFIX + prefix)]
-        if not found:
-            raise UnknownMatch(f"no match {prefix!r}")
-        if prefix in found:
-            return prefix
-        if len(found) > 1:
-            shown = ", ".join(found[:5]) + (" …" if len(found) > 5 else "")
-            raise AmbiguousMatch(f"match id {prefix!r} is ambiguous: {shown}")
-        return found[0]
+        return resolve_prefix(self.store, MATCH_PREFIX, prefix, "match")
 
     def load(self, match_id: str, *, refresh: bool = True) -> Match:
         """The match folded to its newest event (cached; catches up with one read)."""
@@ -296,7 +239,7 @@ class MatchService:
     def _catch_up(self, match: Match) -> bool:
         newer = self.store.read_stream(stream_of(match.id), from_version=match.version + 1)
         for rec in newer:
-            match.fold(rec.event, rec.version)
+            match.apply(rec.event, rec.version)
         return bool(newer)
 
     # --- commands --------------------------------------------------------------
@@ -310,7 +253,7 @@ class MatchService:
         match = self.load(match_id, refresh=False)
         command = self.parse(match, player, verb, args)
         # a seat's keys are its own, whoever sends them for it (a seat token or the CLI)
-        return self.execute(match_id, command, actor=player, command_id=command_id,
+        return self.execute(match_id, self.play(command), actor=player, command_id=command_id,
                             caller=f"seat {match.seat_of(player)}", request=("act", verb, list(args)))
 
     def deal(
@@ -334,11 +277,9 @@ class MatchService:
             def close(m: Match) -> list[Event]:
                 if not m.game.can_deal(m.state):
                     raise IllegalCommand("a deal is in progress", "series deadline: the deal in progress ends first")
-                return [MatchClosed(reason=f"series {m.created.series} ended at {fmt_time(deadline)}",
-                                    deal=m.game.deal_number(m.state))]
+                return aggregate.close(m, f"series {m.created.series} ended at {fmt_time(deadline)}")
 
-            return self.execute(match.id, close, actor=actor, command_id=command_id, raw=True, caller=caller,
-                                request=request)
+            return self.execute(match.id, close, actor=actor, command_id=command_id, caller=caller, request=request)
 
         def command(m: Match) -> Command:
             if deck is not None:
@@ -349,14 +290,13 @@ class MatchService:
             order, shuffle = seeded_deck(full, m.created.seed, m.game.deal_number(m.state) + 1)
             return StartDeal(deck=order, shuffle=shuffle)
 
-        def events(m: Match) -> list[Event]:
-            # raw: the engine decides the deal, the pipeline adds the salt and commitment
-            if m.closed:
-                raise AppError(f"match {m.id} was closed by its series deadline: it takes no more commands")
+        def start_deal(m: Match) -> list[Event]:
+            # the engine decides the deal, the pipeline adds the salt and commitment
+            self._check_open(m)
             decided = m.game.decide(m.state, command(m))
             return self._closing(m, [committed(e) if isinstance(e, DealStarted) else e for e in decided])
 
-        return self.execute(match.id, events, actor=actor, command_id=command_id, raw=True, caller=caller,
+        return self.execute(match.id, start_deal, actor=actor, command_id=command_id, caller=caller,
                             request=request)
 
     def _deadline(self, match: Match) -> int | None:
@@ -371,40 +311,55 @@ class MatchService:
                 self.store, match.created.series).deadline_us
         return cached
 
+    @staticmethod
+    def _check_open(match: Match) -> None:
+        if match.closed:
+            raise AppError(f"match {match.id} was closed by its series deadline: it takes no more commands")
+
     def _closing(self, match: Match, events: list[Event]) -> list[Event]:
         """A series match whose deal ends after the deadline closes with that deal."""
         deadline = self._deadline(match)
         if deadline is None or self.store.clock() < deadline:
             return events
-        game, state = match.game, match.state
+        after = match.copy()
         for event in events:
-            state = step(game, state, event)
-        if game.can_deal(state) and not game.is_finished(state):
+            after.apply(event, after.version + 1)
+        if after.game.can_deal(after.state) and not after.game.is_finished(after.state):
             from kartludo.app.series import fmt_time
 
             reason = f"series {match.created.series} ended at {fmt_time(deadline)} during this deal"
-            return [*events, MatchClosed(reason=reason, deal=game.deal_number(state))]
+            return [*events, *aggregate.close(after, reason)]
         return events
+
+    def play(self, command: Command | Callable[[Match], Command]) -> Decision:
+        """The decision for a command to the game (or a function of the freshly folded
+        match returning one): the engine decides it on an open match, and a series
+        match whose deadline passed during the deal closes with it."""
+        def decide(m: Match) -> list[Event]:
+            self._check_open(m)
+            cmd = command(m) if callable(command) and not isinstance(command, Command) else command
+            return self._closing(m, m.game.decide(m.state, cmd))
+
+        return decide
 
     def execute(
         self,
         match_id: str,
-        command: Command | Any,
+        decide: Decision,
         *,
         actor: str = "",
         command_id: str | None = None,
-        raw: bool = False,
         caller: str = LOCAL_CALLER,
         request: Any = None,
     ) -> Outcome:
-        """decide -> append with the expected version; on a conflict re-fold and retry.
+        """Decide on the freshly folded match, then append the facts with the expected
+        version; on a conflict re-fold and decide again.
 
-        ``command`` may be a function of the freshly folded match (a deal's
-        seeded deck depends on the deal number); with ``raw`` that function returns
-        the events themselves (pipeline facts such as appeals and closures). A
-        ``command_id`` (an idempotency key of ``caller``) seen before on this match
-        with the same ``request`` returns the original events and writes nothing;
-        with another request it is a ``CommandConflict``.
+        ``decide(match)`` returns the events to append or raises the rule it breaks
+        (``play`` for a command to the game; ``aggregate`` decides the match's own
+        facts). A ``command_id`` (an idempotency key of ``caller``) seen before on
+        this match with the same ``request`` returns the original events and writes
+        nothing; with another request it is a ``CommandConflict``.
         """
         check_text("the actor", actor, ACTOR_LIMIT, empty=True)
         stream = stream_of(match_id)
@@ -414,10 +369,7 @@ class MatchService:
         match = self.load(match_id, refresh=False)
         for _attempt in range(self.max_retries):
             try:
-                if match.closed and not raw:
-                    raise AppError(f"match {match_id} was closed by its series deadline: it takes no more commands")
-                cmd = command(match) if callable(command) and not isinstance(command, Command) else command
-                events = list(cmd) if raw else self._closing(match, match.game.decide(match.state, cmd))
+                events = list(decide(match))
             except (IllegalCommand, AppError):
                 # The cached state may be stale (another process moved the match): re-check first.
                 if self._catch_up(match):
@@ -430,24 +382,36 @@ class MatchService:
                     return self._original(match_id, original)
                 self._check_key(stream, command_id, key)
                 raise
-            try:
-                appended = self.store.append(stream, events, match.version, command_id=command_id, actor=actor)
-            except ConcurrencyConflict:
-                self._check_key(stream, command_id, key)  # the caller's key with another request collided
-                self._catch_up(match)
-                continue
-            if appended.duplicate:
-                self._catch_up(match)
-                return self._original(match_id, appended)
-            before = match.state
-            self._apply(match, events, appended)
-            from kartludo.app import snapshots
-
-            snapshots.after_commit(self.store, match)
-            return Outcome(match_id, appended.first_version, appended.positions, events, before=before)
+            outcome = self._append(match, events, actor=actor, command_id=command_id, key=key)
+            if outcome is not None:
+                return outcome
         raise TooMuchContention(
             f"match {match_id}: gave up after {self.max_retries} concurrent updates; try again"
         )
+
+    def _append(self, match: Match, events: list[Event], *, actor: str, command_id: str | None,
+                key: str | None) -> Outcome | None:
+        """Append decided facts at the match's version and fold them in; None when
+        the stream moved on meanwhile (the match is caught up: decide again)."""
+        stream = stream_of(match.id)
+        try:
+            appended = self.store.append(stream, events, match.version, command_id=command_id, actor=actor)
+        except ConcurrencyConflict:
+            self._check_key(stream, command_id, key)  # the caller's key with another request collided
+            self._catch_up(match)
+            return None
+        if appended.duplicate:
+            self._catch_up(match)
+            return self._original(match.id, appended)
+        before = match.state
+        version = appended.first_version
+        for event in events:
+            match.apply(event, version)
+            version += 1
+        from kartludo.app import snapshots
+
+        snapshots.after_commit(self.store, match)
+        return Outcome(match.id, appended.first_version, appended.positions, events, before=before)
 
     def _check_key(self, stream: str, command_id: str | None, key: str | None) -> None:
         """A ``CommandConflict`` when another request holds ``command_id``'s caller key."""
@@ -458,13 +422,6 @@ class MatchService:
             raise CommandConflict(f"command_id {key!r} was already used by this caller for a different request "
                                   f"on match {stream.removeprefix(MATCH_PREFIX)}; a retry must repeat the same "
                                   "request, a new one needs a new command_id")
-
-    @staticmethod
-    def _apply(match: Match, events: list[Event], appended: Appended) -> None:
-        version = appended.first_version
-        for event in events:
-            match.fold(event, version)
-            version += 1
 
     def _original(self, match_id: str, appended: Appended) -> Outcome:
         records = self.store.read_stream(stream_of(match_id), appended.first_version, appended.last_version)
@@ -511,53 +468,9 @@ class MatchService:
         return [self.load(s.removeprefix(MATCH_PREFIX)) for s in self.store.streams(MATCH_PREFIX)]
 
 
-def list_matches(store: EventStore, game: str | None = None) -> list[dict[str, Any]]:
-    """The match list from the ``matches`` projection (brought up to date first)."""
-    import sqlalchemy as sa
-
-    from kartludo.projections import refresh
-    from kartludo.projections.schema import matches
-
-    refresh(store)
-    query = sa.select(matches).order_by(matches.c.created_at_us, matches.c.match_id)
-    if game:
-        query = query.where(matches.c.game == get_game(game).name)
-    with store.engine.connect() as conn:
-        rows = conn.execute(query).all()
-    return [
-        {"match": r.match_id, "game": r.game, "status": r.status, "deal": r.deal,
-         "players": msgspec.json.decode(r.players), "series": r.series,
-         "created_at": _iso(r.created_at_us)}
-        for r in rows
-    ]
-
-
-def _iso(us: int) -> str:
-    from kartludo.store.transfer import format_us
-
-    return format_us(us)
-
-
 def fold_records(match_id: str, records: Iterable[Recorded]) -> Match:
-    """Fold a match stream from its ``MatchCreated`` on."""
-    it = iter(records)
-    first = next(it)
-    created = first.event
-    if not isinstance(created, MatchCreated):
-        raise UnknownMatch(f"stream {stream_of(match_id)} does not start with a MatchCreated event")
-    game = get_game(created.game)
-    state = game.start(created)
-    version = first.version
-    evolve = game.evolve
-    closed = False
-    for rec in it:
-        event = rec.event
-        if type(event) is MatchClosed:
-            closed = True
-        else:
-            state = evolve(state, event)
-        version = rec.version
-    return Match(match_id, game, created, state, version, closed)
+    """Fold a match stream from its ``MatchCreated`` on (``aggregate.fold``)."""
+    return aggregate.fold(match_id, records)
 
 
 #: seeds fit a signed 64-bit integer (every store and encoder takes them)
@@ -609,17 +522,15 @@ def refold_all(store: EventStore) -> tuple[int, list[FoldProblem]]:
         records = store.read_stream(stream)
         count += 1
         try:
-            created = records[0].event
-            if not isinstance(created, MatchCreated):
+            if not isinstance(records[0].event, MatchCreated):
                 raise ValueError("the stream does not start with MatchCreated")
-            game = get_game(created.game)
-            state = game.start(created)
+            match = aggregate.start(match_id, records[0])
         except Exception as exc:  # noqa: BLE001 - reported, not raised
             problems.append(FoldProblem(match_id, records[0].version, str(exc)))
             continue
         for rec in records[1:]:
             try:
-                state = step(game, state, rec.event)
+                match.apply(rec.event, rec.version)
             except Exception as exc:  # noqa: BLE001 - a stored event the engine cannot fold
                 problems.append(FoldProblem(match_id, rec.version, f"{type(exc).__name__}: {exc}"))
                 break

@@ -12,11 +12,12 @@ from typing import Any
 import msgspec
 
 from kartludo.app.errors import AppError
-from kartludo.app.matches import Match, describe, fold_records, step
+from kartludo.app import aggregate
+from kartludo.app.aggregate import Match, describe, step
 from kartludo.app.visibility import Reading
 from kartludo.engine.base import ALL, Game, Viewer
 from kartludo.events.base import Event, to_builtins
-from kartludo.events.match import DealStarted, MatchClosed, MatchCreated, Ruling
+from kartludo.events.match import DealStarted, MatchCreated, Ruling
 from kartludo.store import Recorded
 from kartludo.store.transfer import format_us
 
@@ -69,8 +70,9 @@ class Replay(msgspec.Struct):
 
 def is_ruling_or_settlement(event: Event) -> bool:
     """A step the ``r`` key stops at: an event the engine decided (a ruling, a
-    settlement, a scoring), not a player's action nor a match closure."""
-    return isinstance(event, Ruling) or (type(event).derived and not isinstance(event, MatchClosed))
+    settlement, a scoring), not a player's action nor one of the match's own facts
+    (a closure, an appeal: none is derived)."""
+    return isinstance(event, Ruling) or type(event).derived
 
 
 def turn_units(game: Game[Any], steps: list[Step]) -> list[int]:
@@ -114,7 +116,7 @@ def build(match_id: str, records: list[Recorded], deal: int | None = None) -> Re
     deal = deals[-1] if deal is None else deal
     if deal not in deals:
         raise AppError(f"match {match_id} has no deal {deal} (deals: {', '.join(map(str, deals))})")
-    match = fold_records(match_id, records[:1])
+    match = aggregate.start(match_id, records[0])
     game, state = match.game, match.state
     steps: list[Step] = []
     current = None

@@ -17,15 +17,15 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 import msgspec
-import sqlalchemy as sa
 
-from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch
+from kartludo.app.errors import AppError, UnknownMatch
+from kartludo.app.ids import resolve_prefix
 from kartludo.engine.base import BadCommand
 from kartludo.engine.registry import get_game
 from kartludo.events.series import SeriesCreated, SeriesMatchAdded
+from kartludo.events.streams import SERIES_PREFIX, series_stream
 from kartludo.store import EventStore
 
-SERIES_PREFIX = "series-"
 #: the longest series: a year (every deadline stays a representable time)
 MAX_MINUTES = 525_600
 #: a series starts between these times (microseconds since 1970; the latter is 9000-01-01 UTC)
@@ -95,24 +95,17 @@ def create_series(
     start = store.clock() if starts_at_us is None else starts_at_us
     check_start(start)
     event = SeriesCreated(game=game.name, players=players, minutes=minutes, starts_at_us=start)
-    store.append(SERIES_PREFIX + series_id, [event], 0, actor=actor)
+    store.append(series_stream(series_id), [event], 0, actor=actor)
     return series_id
 
 
 def resolve_series(store: EventStore, prefix: str) -> str:
-    prefix = prefix.removeprefix(SERIES_PREFIX)
-    found = [s.removeprefix(SERIES_PREFIX) for s in store.streams(SERIES_PREFIX + prefix)] if prefix else []
-    if prefix in found:
-        return prefix
-    if not found:
-        raise UnknownMatch(f"no series {prefix!r}")
-    if len(found) > 1:
-        raise AmbiguousMatch(f"series id {prefix!r} is ambiguous: {', '.join(found[:5])}")
-    return found[0]
+    """A series id from any unique prefix of it."""
+    return resolve_prefix(store, SERIES_PREFIX, prefix, "series")
 
 
 def load_series(store: EventStore, series_id: str) -> Series:
-    records = store.read_stream(SERIES_PREFIX + series_id)
+    records = store.read_stream(series_stream(series_id))
     if not records or not isinstance(records[0].event, SeriesCreated):
         raise UnknownMatch(f"no series {series_id!r}")
     matches = [r.event.match_id for r in records if isinstance(r.event, SeriesMatchAdded)]
@@ -159,39 +152,3 @@ class SeriesReport(msgspec.Struct):
     ended: bool
     matches: list[dict[str, Any]]
     standings: list[SeriesRow]
-
-
-def series_report(store: EventStore, series_id: str) -> SeriesReport:
-    """Series standings from the projections (brought up to date first).
-
-    ``ended`` compares the deadline with the newest recorded event time in the
-    database, so a replayed or imported series reads the same."""
-    from kartludo.projections import refresh
-    from kartludo.projections.schema import matches as pm, results as pr
-
-    refresh(store)
-    series = load_series(store, series_id)
-    foul_mp = get_game(series.created.game).foul_series_mp
-    rows = {p: SeriesRow(p) for p in series.created.players}
-    listed = []
-    with store.engine.connect() as conn:
-        status = dict(conn.execute(sa.select(pm.c.match_id, pm.c.status).where(pm.c.series == series_id)).all())
-        result_rows = conn.execute(sa.select(pr).where(pr.c.series == series_id).order_by(pr.c.position)).all()
-        newest = conn.execute(sa.text("SELECT max(recorded_at_us) FROM events")).scalar() or 0
-    for r in result_rows:
-        row = rows.setdefault(r.player, SeriesRow(r.player))
-        row.matches += 1
-        row.finished += r.final
-        row.match_points += r.match_points if r.match_points is not None else r.placement_points
-        row.fouls += r.fouls
-    for row in rows.values():
-        row.foul_mp = -foul_mp * row.fouls
-        row.total = row.match_points + row.foul_mp
-    for i, mid in enumerate(series.match_ids):
-        listed.append({"match": mid, "seats": series.seat_order(i), "status": status.get(mid, "in_progress")})
-    return SeriesReport(
-        series=series_id, game=series.created.game, players=series.created.players,
-        minutes=series.created.minutes, starts_at=fmt_time(series.created.starts_at_us),
-        deadline=fmt_time(series.deadline_us), ended=newest >= series.deadline_us, matches=listed,
-        standings=sorted(rows.values(), key=lambda r: (-r.total, r.player)),
-    )

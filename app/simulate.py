@@ -88,7 +88,7 @@ def play_match(
         seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
         legal = game.legal_commands(state, seat)
         command = seat_bots[seat].choose(game, state, seat, legal, rng)
-        events += len(service.execute(match_id, command, actor=players[seat]).events)
+        events += len(service.execute(match_id, service.play(command), actor=players[seat]).events)
     return match_id, deals, events
 
 

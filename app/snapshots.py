@@ -1,6 +1,7 @@
 """Loading a match from its nearest snapshot: a cold load folds only what follows it.
 
-A snapshot is the folded state (and whether the pipeline closed the match) at a deal
+A snapshot is the folded match (the game state, and the match's own facts: closed,
+its rulings' disputes) at a deal
 boundary, msgpack-encoded with msgspec, written at most once per ``EVERY`` events of a
 stream: when a command leaves the match between deals, and when a load has folded past
 such a boundary. Its ``code`` is the game, its ruleset and a digest of its state's
@@ -19,17 +20,19 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app.matches import Match, fold_records, stream_of
+from kartludo.app import aggregate
+from kartludo.app.aggregate import Dispute, Match
 from kartludo.engine.base import Game
 from kartludo.engine.registry import get_game
-from kartludo.events.match import MatchClosed, MatchCreated
+from kartludo.events.match import MatchCreated
+from kartludo.events.streams import match_stream as stream_of
 from kartludo.store import EventStore, Recorded
 from kartludo.store import snapshots as table
 
 #: fewest events between two snapshots of a stream
 EVERY = 100
-#: the encoding of a snapshot row's state (bump when ``encode`` changes)
-FORMAT = 1
+#: the encoding of a snapshot row's state (bump when ``encode`` changes; 2: the match's disputes)
+FORMAT = 2
 
 _encoder = msgspec.msgpack.Encoder()
 _lock = threading.Lock()
@@ -50,7 +53,7 @@ def _game_info(game: Game[Any], created: MatchCreated) -> tuple[str, type, msgsp
         # tuples of loosely typed rows (Uxinjo's ledger); a dict's values (options) stay as decoded
         loose = tuple(name for name in state_type.__struct_fields__
                       if typing.get_origin(hints.get(name)) is tuple and "Any" in repr(hints.get(name)))
-        info = (code, state_type, msgspec.msgpack.Decoder(tuple[state_type, bool]), loose)  # type: ignore[valid-type]
+        info = (code, state_type, msgspec.msgpack.Decoder(tuple[state_type, bool, dict[str, Dispute]]), loose)  # type: ignore[valid-type]
         with _lock:
             _codes[game.name] = info
     return info
@@ -68,15 +71,15 @@ def _tuples(value: Any) -> Any:
 
 
 def encode(match: Match) -> bytes:
-    return _encoder.encode((match.state, match.closed))
+    return _encoder.encode((match.state, match.closed, match.disputes))
 
 
-def decode(game: Game[Any], created: MatchCreated, data: bytes) -> tuple[Any, bool]:
+def decode(game: Game[Any], created: MatchCreated, data: bytes) -> tuple[Any, bool, dict[str, Dispute]]:
     _, _, decoder, loose = _game_info(game, created)
-    state, closed = decoder.decode(data)
+    state, closed, disputes = decoder.decode(data)
     if loose:
         state = msgspec.structs.replace(state, **{name: _tuples(getattr(state, name)) for name in loose})
-    return state, closed
+    return state, closed, disputes
 
 
 def _remember(stream: str, version: int) -> None:
@@ -101,41 +104,33 @@ def load(store: EventStore, match_id: str) -> Match | None:
         return None
     created = head[0].event
     if not isinstance(created, MatchCreated):
-        return fold_records(match_id, head)  # raises the pipeline's error
+        return aggregate.fold(match_id, head)  # raises the pipeline's error
     game = get_game(created.game)
     snap = table.nearest(store, stream, code_of(game, created))
     if snap is not None:
         records = store.read_stream(stream, snap.version)
         if records and records[0].version == snap.version and records[0].hash == snap.event_hash:
-            state, closed = decode(game, created, snap.state)
+            state, closed, disputes = decode(game, created, snap.state)
             _remember(stream, snap.version)
-            return _fold(store, Match(match_id, game, created, state, snap.version, closed), records[1:])
+            return _fold(store, Match(match_id, game, created, state, snap.version, closed, disputes), records[1:])
     records = store.read_stream(stream)
-    match = fold_records(match_id, records[:1])
+    match = aggregate.start(match_id, records[0])
     return _fold(store, match, records[1:])
 
 
 def _fold(store: EventStore, match: Match, records: list[Recorded]) -> Match:
     """Fold ``records`` into ``match``; snapshot the last deal boundary passed, if it is
     ``EVERY`` events past the newest snapshot."""
-    game, evolve = match.game, match.game.evolve
-    state, closed, version = match.state, match.closed, match.version
+    can_deal = match.game.can_deal
     since = _latest.get(stream_of(match.id), 0)
-    boundary: tuple[Any, bool, int, bytes] | None = None
+    boundary: tuple[Match, bytes] | None = None
     for rec in records:
-        event = rec.event
-        if type(event) is MatchClosed:
-            closed = True
-        else:
-            state = evolve(state, event)
-        version = rec.version
-        if version - since >= EVERY and game.can_deal(state):
-            boundary = (state, closed, version, rec.hash)
-            since = version
-    match.state, match.closed, match.version = state, closed, version
+        match.apply(rec.event, rec.version)
+        if rec.version - since >= EVERY and can_deal(match.state):
+            boundary = (match.copy(), rec.hash)
+            since = rec.version
     if boundary is not None:
-        b_state, b_closed, b_version, b_hash = boundary
-        _save(store, Match(match.id, game, match.created, b_state, b_version, b_closed), b_hash)
+        _save(store, *boundary)
     return match
 
 

@@ -1,4 +1,5 @@
-"""League standings from the results projection, with openskill ratings.
+"""League standings, with openskill ratings, ranked from the results projection's rows
+(``projections.queries.standings`` reads them).
 
 Per game (or across games): matches, wins, places, the game's own totals (Uxinjo
 MP, Hakamo and Laugavatnsmanni points, Svoi Kozyri losses), placement match points
@@ -13,9 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import sqlalchemy as sa
 
-from kartludo.store import EventStore
 
 PROVISIONAL_BELOW = 5
 SORTS = ("rating", "matches", "wins", "score", "placement", "player")
@@ -34,23 +33,6 @@ class Standing(msgspec.Struct):
     mu: float = 0.0
     sigma: float = 0.0
     provisional: bool = True
-
-
-def standings(store: EventStore, game: str | None = None, sort: str = "rating") -> list[Standing]:
-    from kartludo.projections import refresh
-    from kartludo.projections.schema import results
-
-    if sort not in SORTS:
-        raise ValueError(f"unknown sort {sort!r} (sorts: {', '.join(SORTS)})")
-    refresh(store)
-    query = sa.select(results).where(results.c.final.is_(True))
-    if game:
-        from kartludo.engine.registry import get_game
-
-        query = query.where(results.c.game == get_game(game).name)
-    with store.engine.connect() as conn:
-        rows = conn.execute(query.order_by(results.c.position, results.c.seat)).all()
-    return rank_players(rows, single_game=game is not None, sort=sort)
 
 
 def rank_players(rows: list[Any], *, single_game: bool, sort: str = "rating") -> list[Standing]:

@@ -22,16 +22,14 @@ from typing import Any, Iterable
 
 import msgspec
 
-from kartludo.app.matches import Match, fold_records, step
+from kartludo.app import aggregate
+from kartludo.app.aggregate import MATCH_FACTS, Match
 from kartludo.engine.base import ALL, Game, Viewer
 from kartludo.events.base import Event
 from kartludo.events.match import (
     SEEDED_SHUFFLE,
     DealStarted,
-    MatchClosed,
     MatchCreated,
-    RulingAppealed,
-    RulingDecided,
 )
 from kartludo.store import Recorded
 
@@ -57,7 +55,7 @@ def redact(game: Game[Any], before: Any, event: Event, viewer: Viewer, *, secret
     only for ``MatchCreated``); ``secrets``: the reader may see the seed."""
     if isinstance(event, MatchCreated):
         return event if secrets or event.seed is None else msgspec.structs.replace(event, seed=None)
-    if isinstance(event, (MatchClosed, RulingAppealed, RulingDecided)):
+    if isinstance(event, MATCH_FACTS):  # the match's own facts hold no card
         return event
     shown = game.redact(before, event, viewer)
     if isinstance(shown, DealStarted):
@@ -116,20 +114,18 @@ class Reading(msgspec.Struct):
 def read_match(match_id: str, records: list[Recorded], viewer: Viewer, *, td: bool | None = None) -> Reading:
     """Every event of the match in ``viewer``'s view (a seat, ``ALL`` or ``PUBLIC``);
     ``td`` (default: ``viewer == ALL``) says the reader holds a TD's authority."""
-    first = fold_records(match_id, records[:1])
-    game, state = first.game, first.state
+    match = aggregate.start(match_id, records[0])
+    game = match.game
     befores: list[Any] = [None]
     deals: list[int | None] = [None]
-    current, closed = None, False
+    current = None
     for rec in records[1:]:
         event = rec.event
         if isinstance(event, DealStarted):
             current = event.deal
-        closed = closed or type(event) is MatchClosed
-        befores.append(state)
+        befores.append(match.state)
         deals.append(current)
-        state = step(game, state, event)
-    match = Match(match_id, game, first.created, state, records[-1].version, closed)
+        match.apply(event, rec.version)
     last_ended = deal_over(match)
     td = viewer == ALL if td is None else td
     secrets = sees_secrets(viewer, td, match_over(match))

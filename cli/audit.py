@@ -88,7 +88,8 @@ def show(env: Env, ruling: str, fmt: str) -> None:
     Example:
         kartludo audit show 3f9c/uxinjo-d2-Su
     """
-    from kartludo.app.audit import resolve_entry, ruling_context
+    from kartludo.app.audit import ruling_context
+    from kartludo.projections.queries import resolve_entry
 
     from kartludo.app.hearing import annotations_of
 
@@ -154,8 +155,10 @@ def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
         kartludo audit appeal 3f9c/uxinjo-d2-Su --by bob --reason "I had two trios"
     """
     from kartludo.app.audit import appeal as run
+    from kartludo.projections.queries import resolve_ruling
 
-    record = run(env.store, ruling, by, reason)
+    record = resolve_ruling(env.store, ruling)
+    run(env.store, record, by, reason)
     click.echo(f"ruling {record.id}: appealed by {by}")
 
 
@@ -186,6 +189,7 @@ def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, adjust:
         kartludo audit decide 3f9c/uxinjo-d2-Su --by td-mia --adjust-scores ann=+2,bob=-1,cy=-1 --reason "…"
     """
     from kartludo.app.audit import decide as run
+    from kartludo.projections.queries import resolve_ruling
 
     chosen = [name for name, given in [("--uphold", uphold), ("--overturn", overturn), ("--adjust", adjust),
                                        ("--adjust-scores", adjust_scores)] if given]
@@ -195,7 +199,9 @@ def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, adjust:
     if not chosen:
         raise click.UsageError("choose --uphold or --overturn (or --adjust / --adjust-scores)")
     decision = "uphold" if uphold else "overturn" if overturn else "adjust"
-    record = run(env.store, ruling, by, decision, reason, adjust=adjust, adjust_scores=adjust_scores)
+    record = resolve_ruling(env.store, ruling)
+    run(env.store, record, by, decision, reason, adjust=adjust, adjust_scores=adjust_scores)
+    record = resolve_ruling(env.store, record.id)
     click.echo(f"ruling {record.id}: {record.status} by {by}")
 
 

@@ -31,8 +31,9 @@ def casebook(env: Env, game: str | None, match_id: str | None, fmt: str, out: st
         kartludo audit casebook --game uxinjo --format md -o cases-md
     """
     from kartludo.app.casebook import write
+    from kartludo.projections.queries import list_rulings
 
-    written, skipped = write(env.store, Path(out), fmt, game=game, match=match_id)
+    written, skipped = write(env.store, Path(out), fmt, rulings=list_rulings(env.store, match_id), game=game)
     for s in skipped:
         click.echo(f"not published: {s.id}: {s.reason}")
     click.echo(f"wrote {len(written)} case pages and {Path(out) / ('index.' + fmt)}")
@@ -55,6 +56,7 @@ def annotate(env: Env, ruling: str, by: str, position: int, text: str) -> None:
         kartludo audit annotate 3f9c/uxinjo-d2-Su --by td-mia --event 41 --text "the split was legal here"
     """
     from kartludo.app.hearing import annotate as run
+    from kartludo.projections.queries import resolve_ruling
 
-    a = run(env.store, ruling, by, position, text)
+    a = run(env.store, resolve_ruling(env.store, ruling), by, position, text)
     click.echo(f"annotated event #{a.position} (step {a.step}) by {a.by}")

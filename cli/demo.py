@@ -94,7 +94,8 @@ def _club_night(env: Env, service: Any, seed: int) -> str:
     """One Uxinjo match: the first player draws and declares munt on a hand that
     forms no two combinations (a foul), appeals the ruling, and a TD upholds it; the
     bots then play the match out. Returns the ruling's audit id."""
-    from kartludo.app.audit import appeal, decide, list_rulings
+    from kartludo.app.audit import appeal, decide
+    from kartludo.projections.queries import list_rulings, resolve_ruling
     from kartludo.app.simulate import pick_bots, play_match
     from kartludo.cli.matches import describe_outcome
     from kartludo.engine.base import PUBLIC
@@ -119,9 +120,10 @@ def _club_night(env: Env, service: Any, seed: int) -> str:
     else:
         raise CommandError(f"the demo's scripted deal in match {match_id} made no foul (try another --seed)")
     ruling = rulings[0]
-    appeal(env.store, ruling.id, ruling.player, "I thought my six cards made two combinations")
+    appeal(env.store, ruling, ruling.player, "I thought my six cards made two combinations")
     click.echo(f"  {ruling.player} appeals ruling {ruling.id}")
-    decided = decide(env.store, ruling.id, TD, "uphold", "the six cards shown form no two combinations: a foul")
+    decide(env.store, ruling, TD, "uphold", "the six cards shown form no two combinations: a foul")
+    decided = resolve_ruling(env.store, ruling.id)
     click.echo(f"  {TD} decides: {decided.status}")
     play_match(service, "uxinjo", CLUB_NIGHT, pick_bots("uxinjo", None), rng, match_id=match_id)
     click.echo(f"  the bots play the match out: {service.load(match_id).status}")
@@ -129,7 +131,8 @@ def _club_night(env: Env, service: Any, seed: int) -> str:
 
 
 def _standings(env: Env, games: list[str]) -> None:
-    from kartludo.app.standings import PROVISIONAL_BELOW, standings
+    from kartludo.app.standings import PROVISIONAL_BELOW
+    from kartludo.projections.queries import standings
     from kartludo.cli.output import render_table
     from kartludo.cli.standings_view import standing_rows, table_cells
     from kartludo.engine.registry import get_game
@@ -151,7 +154,7 @@ def _standings(env: Env, games: list[str]) -> None:
 
 
 def _audit(env: Env, ruling_id: str) -> None:
-    from kartludo.app.audit import resolve_entry
+    from kartludo.projections.queries import resolve_entry
 
     record = resolve_entry(env.store, ruling_id)
     click.echo("")

@@ -34,7 +34,8 @@ def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt:
         from kartludo.app.series import resolve_series
 
         return _show_series(env, resolve_series(env.store, series_id), fmt)
-    from kartludo.app.standings import PROVISIONAL_BELOW, standings as compute
+    from kartludo.app.standings import PROVISIONAL_BELOW
+    from kartludo.projections.queries import standings as compute
     from kartludo.cli.standings_view import SORT_ALIASES, standing_rows, table_cells, total_column
     from kartludo.engine.registry import get_game
 
@@ -108,7 +109,7 @@ SERIES_COLUMNS = ["player", "matches", "finished", "match_points", "fouls", "fou
 def _show_series(env: Env, series_id: str, fmt: str) -> None:
     import msgspec
 
-    from kartludo.app.series import series_report
+    from kartludo.projections.queries import series_report
 
     report = series_report(env.store, series_id)
     rows = msgspec.to_builtins(report.standings)

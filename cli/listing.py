@@ -24,7 +24,7 @@ def game_name(game: str | None) -> str | None:
 
 def list_matches(store: Any, *, game: str | None = None, status: str | None = None,
                  player: str | None = None, series: str | None = None) -> list[dict[str, Any]]:
-    from kartludo.app.matches import list_matches as all_matches
+    from kartludo.projections.queries import list_matches as all_matches
 
     rows = all_matches(store, game_name(game))
     return [r for r in rows if (status is None or r["status"] == status)
@@ -33,7 +33,7 @@ def list_matches(store: Any, *, game: str | None = None, status: str | None = No
 
 def list_audit(store: Any, *, match: str | None = None, player: str | None = None, game: str | None = None,
                status: str | None = None) -> list[Any]:
-    from kartludo.app.audit import list_entries
+    from kartludo.projections.queries import list_entries
 
     name = game_name(game)
     return [r for r in list_entries(store, match, player)
@@ -44,7 +44,8 @@ def list_series(store: Any, *, game: str | None = None, player: str | None = Non
                 status: str | None = None) -> list[dict[str, Any]]:
     import sqlalchemy as sa
 
-    from kartludo.app.series import SERIES_PREFIX, fmt_time, load_series
+    from kartludo.app.series import fmt_time, load_series
+    from kartludo.events.streams import SERIES_PREFIX
 
     name = game_name(game)
     with store.engine.connect() as conn:

@@ -18,7 +18,7 @@ def service(env: Env) -> Any:
 
 
 def describe_outcome(match: Any, outcome: Any, viewer: Any) -> list[str]:
-    from kartludo.app.matches import describe, step
+    from kartludo.app.aggregate import describe, step
 
     if outcome.before is None:
         return [f"(already applied) {type(e).__name__}" for e in outcome.events]

@@ -111,8 +111,8 @@ class RulingDecided(Event, frozen=True, kw_only=True, tag="match.ruling-decided"
 
 class MatchClosed(Event, frozen=True, kw_only=True, tag="match.closed"):
     """The match ends outside the game's own rules: a series deadline passed, so
-    the match stands as scored after its last deal (the pipeline records it; the
-    engine never sees it)."""
+    the match stands as scored after its last deal (the match aggregate,
+    ``app/aggregate.py``, records and folds it; the engine never sees it)."""
 
     reason: str
     deal: int

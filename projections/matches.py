@@ -16,7 +16,6 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from kartludo.events.match import MatchClosed
 from kartludo.projections.runner import Item, MatchStep, Projection, dumps
 from kartludo.projections.schema import matches, results
 from kartludo.store import Recorded
@@ -50,7 +49,7 @@ class MatchesProjection(Projection):
                 continue
             finished = step.closed or game.is_finished(after)
             deal = game.deal_number(after)
-            if type(rec.event) is MatchClosed or finished != game.is_finished(step.before) \
+            if finished != (step.was_closed or game.is_finished(step.before)) \
                     or deal != game.deal_number(step.before):
                 values = dict(status="finished" if finished else "in_progress", deal=deal,
                               updated_at_us=rec.recorded_at_us, finished_position=rec.position if finished else None)

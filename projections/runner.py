@@ -15,9 +15,11 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy import Table
 
-from kartludo.app.matches import MATCH_PREFIX, fold_records, step
+from kartludo.app import aggregate
+from kartludo.app.aggregate import Match
 from kartludo.engine.base import Game
-from kartludo.events.match import MatchClosed, MatchCreated
+from kartludo.events.match import MatchCreated
+from kartludo.events.streams import MATCH_PREFIX
 from kartludo.projections.schema import checkpoints
 from kartludo.store import EventStore, Recorded
 
@@ -37,8 +39,10 @@ class MatchStep(msgspec.Struct):
     created: MatchCreated
     before: Any
     after: Any
-    #: closed by the pipeline (a series deadline), as of after the event
+    #: closed by the match (a series deadline), as of after the event
     closed: bool = False
+    #: closed as of before the event
+    was_closed: bool = False
 
 
 #: one event in context, as a projection's batch receives it
@@ -66,13 +70,14 @@ class Projection(abc.ABC):
 
 
 class MatchFolder:
-    """Match states as the global order goes by; refolds a match from the store when
-    its cached state is not right before the event (a resumed or parallel run)."""
+    """Matches folded (through the match aggregate) as the global order goes by;
+    refolds a match from the store when its cached fold is not right before the
+    event (a resumed or parallel run)."""
 
     def __init__(self, store: EventStore, limit: int = 20_000) -> None:
         self.store = store
         self.limit = limit
-        self._states: dict[str, tuple[int, Game[Any], MatchCreated, Any, bool]] = {}
+        self._matches: dict[str, Match] = {}
 
     def step(self, rec: Recorded) -> MatchStep | None:
         sid = rec.stream_id
@@ -80,27 +85,24 @@ class MatchFolder:
             return None
         match_id = sid[len(MATCH_PREFIX):]
         if rec.version == 1:
-            created = rec.event
-            match = fold_records(match_id, [rec])
-            self._put(match_id, (1, match.game, created, match.state, False))
-            return MatchStep(match_id, match.game, created, None, match.state)
-        cached = self._states.get(match_id)
-        if cached is None or cached[0] != rec.version - 1:
-            match = fold_records(match_id, self.store.read_stream(sid, 1, rec.version - 1))
-            cached = (match.version, match.game, match.created, match.state, match.closed)
-        _, game, created, before, closed = cached
-        after = step(game, before, rec.event)
-        closed = closed or type(rec.event) is MatchClosed
-        self._put(match_id, (rec.version, game, created, after, closed))
-        return MatchStep(match_id, game, created, before, after, closed)
+            match = aggregate.start(match_id, rec)
+            self._put(match_id, match)
+            return MatchStep(match_id, match.game, match.created, None, match.state)
+        match = self._matches.get(match_id)
+        if match is None or match.version != rec.version - 1:
+            match = aggregate.fold(match_id, self.store.read_stream(sid, 1, rec.version - 1))
+            self._put(match_id, match)
+        before, was_closed = match.state, match.closed
+        match.apply(rec.event, rec.version)
+        return MatchStep(match_id, match.game, match.created, before, match.state, match.closed, was_closed)
 
-    def _put(self, match_id: str, entry: tuple[int, Game[Any], MatchCreated, Any, bool]) -> None:
-        if len(self._states) >= self.limit:
-            self._states.clear()
-        self._states[match_id] = entry
+    def _put(self, match_id: str, match: Match) -> None:
+        if len(self._matches) >= self.limit:
+            self._matches.clear()
+        self._matches[match_id] = match
 
     def forget(self) -> None:
-        self._states.clear()
+        self._matches.clear()
 
 
 def _select(store: EventStore) -> str:

@@ -8,10 +8,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from kartludo.events.series import SeriesCreated, SeriesMatchAdded
+from kartludo.events.streams import SERIES_PREFIX
 from kartludo.projections.runner import Item, Projection, dumps
 from kartludo.projections.schema import series
-
-SERIES_PREFIX = "series-"
 
 _ADD = sa.update(series).where(series.c.series_id == sa.bindparam("b_series_id")).values(
     matches=series.c.matches + sa.bindparam("b_added"))

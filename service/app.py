@@ -29,12 +29,14 @@ from litestar.response.sse import ServerSentEventMessage
 
 from kartludo.app import autodeal
 from kartludo.app.errors import AmbiguousMatch, AppError, NotAllowed, TooMuchContention, UnknownMatch, UnknownPlayer
-from kartludo.app.matches import Match, MatchService, Outcome, describe, fold_records, list_matches, step
+from kartludo.app import aggregate
+from kartludo.app.aggregate import Match, describe
+from kartludo.app.matches import MatchService, Outcome
 from kartludo.app.tokens import Principal, TokenIndex, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.app.visibility import Shown, deal_over, events_of, match_over, read_match, redact, sees_secrets
 from kartludo.engine.base import ALL, BadCommand, IllegalCommand, Viewer
 from kartludo.events.base import to_builtins
-from kartludo.events.match import MatchCreated
+from kartludo.projections import queries
 from kartludo.service import games, hearing, hypotheticals
 from kartludo.service import schemas as s
 from kartludo.service import table
@@ -154,10 +156,7 @@ def visible_events(svc: MatchService, match_id: str, viewer: Viewer, after: int 
     game, players = reading.match.game, reading.match.players
     out = []
     for shown in events_of(reading, after):
-        if isinstance(shown.record.event, MatchCreated):
-            text = f"match created: {game.title}, {', '.join(players)}"
-        else:
-            text = describe(game, shown.before, shown.record.event, shown.viewer, players)
+        text = describe(game, shown.before, shown.record.event, shown.viewer, players)
         out.append(event_out(shown, text))
     return out
 
@@ -184,13 +183,13 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
     described = before is not None
     if before is None:  # its redaction still needs the state they were decided on: fold to it
         earlier = [r for r in svc.records(match.id) if r.version < outcome.first_version]
-        before = fold_records(match.id, earlier).state
+        before = aggregate.fold(match.id, earlier).state
     for i, (pos, e) in enumerate(zip(outcome.positions, outcome.events)):
         text = describe(match.game, before, e, viewer, match.players) if described else ""
         events.append(s.EventOut(position=pos, version=outcome.first_version + i, type=type(e).type_tag(),
                                  payload=to_builtins(redact(match.game, before, e, viewer, secrets=secrets)),
                                  description=text))
-        before = step(match.game, before, e)
+        before = aggregate.step(match.game, before, e)
     state = view_json(svc, match, viewer)
     legal = state.pop("legal", [])
     shapes = state.pop("shapes", [])
@@ -325,7 +324,7 @@ def get_matches(request: Request[Any, Any, Any], game: Filter = None) -> list[di
     sv = _services(request)
     sv.caller(request)
     with sv.projections:
-        return list_matches(sv.store, game)
+        return queries.list_matches(sv.store, game)
 
 
 def _state(request: Request[Any, Any, Any], match_id: str) -> dict[str, Any]:
@@ -561,23 +560,21 @@ def get_standings(request: Request[Any, Any, Any], game: Filter = None,
                   sort: FromQuery[Literal["rating", "matches", "wins", "score", "placement", "player"]] = "rating",
                   ) -> list[dict[str, Any]]:
     """League standings (per game or across games), as `kartludo standings --format json`."""
-    from kartludo.app.standings import standings
-
     sv = _services(request)
     sv.caller(request)
     with sv.projections:
-        return msgspec.to_builtins(standings(sv.store, game, sort))
+        return msgspec.to_builtins(queries.standings(sv.store, game, sort))
 
 
 @get("/series/{series_id:str}", sync_to_thread=True, responses=_errs(401, 404))
 def get_series(request: Request[Any, Any, Any], series_id: MatchId) -> dict[str, Any]:
     """A series: its matches and standings."""
-    from kartludo.app.series import resolve_series, series_report
+    from kartludo.app.series import resolve_series
 
     sv = _services(request)
     sv.caller(request)
     with sv.projections:
-        return msgspec.to_builtins(series_report(sv.store, resolve_series(sv.store, series_id)))
+        return msgspec.to_builtins(queries.series_report(sv.store, resolve_series(sv.store, series_id)))
 
 
 # --- audit ------------------------------------------------------------------------------
@@ -585,18 +582,14 @@ def get_series(request: Request[Any, Any, Any], series_id: MatchId) -> dict[str,
 def get_audit(request: Request[Any, Any, Any], match: Filter = None, player: Filter = None,
               ) -> list[dict[str, Any]]:
     """Every recorded penalty ruling (optionally of one match or one player)."""
-    from kartludo.app.audit import list_rulings
-
     sv = _services(request)
     sv.caller(request)
     with sv.projections:
-        return msgspec.to_builtins(list_rulings(sv.store, match or None, player or None))
+        return msgspec.to_builtins(queries.list_rulings(sv.store, match or None, player or None))
 
 
 def _ruling(sv: Services, match_id: str, ruling_id: str) -> Any:
-    from kartludo.app.audit import resolve_ruling
-
-    return resolve_ruling(sv.store, f"{match_id}/{ruling_id}")
+    return queries.resolve_ruling(sv.store, f"{match_id}/{ruling_id}")
 
 
 @get("/audit/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=_errs(401, 404))
@@ -621,12 +614,13 @@ def appeal_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
     with sv.projections:
         record = _ruling(sv, match_id, ruling_id)
         if who.role == "td":
-            out = msgspec.to_builtins(audit.appeal(sv.store, record.id, who.label or "td", data.reason, td=True))
+            audit.appeal(sv.store, record, who.label or "td", data.reason, td=True)
         else:
             seat = require_seat(who, record.match)
             with sv.locked(record.match):
                 player = sv.svc.load(record.match).players[seat]
-            out = msgspec.to_builtins(audit.appeal(sv.store, record.id, player, data.reason))
+            audit.appeal(sv.store, record, player, data.reason)
+        out = msgspec.to_builtins(queries.resolve_ruling(sv.store, record.id))
     sv.wrote(who)
     sv.live.notify()
     return out
@@ -644,8 +638,8 @@ def decide_ruling(request: Request[Any, Any, Any], match_id: MatchId, ruling_id:
     td = require_td(sv.caller(request))
     with sv.projections:
         record = _ruling(sv, match_id, ruling_id)
-        out = msgspec.to_builtins(audit.decide(sv.store, record.id, td.label or "td", data.decision, data.reason,
-                                               **data.adjusting()))
+        audit.decide(sv.store, record, td.label or "td", data.decision, data.reason, **data.adjusting())
+        out = msgspec.to_builtins(queries.resolve_ruling(sv.store, record.id))
     sv.wrote(td)
     sv.live.notify()
     return out

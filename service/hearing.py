@@ -16,7 +16,7 @@ from litestar.params import JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from kartludo.app import hearing
-from kartludo.app.audit import resolve_ruling
+from kartludo.projections.queries import resolve_ruling
 from kartludo.service import schemas as s
 from kartludo.service.auth import require, require_seat
 from kartludo.service.hypotheticals import _errs
@@ -44,11 +44,11 @@ def add_annotation(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
     who = require(sv.caller(request))
     record = resolve_ruling(sv.store, f"{match_id}/{ruling_id}")
     if who.role == "td":
-        a = hearing.annotate(sv.store, record.id, who.label or "td", data.event, data.text, td=True)
+        a = hearing.annotate(sv.store, record, who.label or "td", data.event, data.text, td=True)
     else:
         seat = require_seat(who, record.match)
         player = sv.svc.load(record.match).players[seat]
-        a = hearing.annotate(sv.store, record.id, player, data.event, data.text)
+        a = hearing.annotate(sv.store, record, player, data.event, data.text)
     sv.live.notify()
     return hearing.annotation_json(a)
 
@@ -115,7 +115,7 @@ def open_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
     `expires_in` (seconds) the link also stops working by itself then."""
     by = _td(request)
     store = _sv(request).store
-    record, link = hearing.open_room(store, f"{match_id}/{ruling_id}", by, expires_in)
+    record, link = hearing.open_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, expires_in)
     _sv(request).live.notify()
     return {"hearing": record.id, "link": link, "url": f"/ui/hearing/{record.id}#link={link}",
             "expires_at": hearing.frame(store, record)["expires_at"]}
@@ -128,7 +128,8 @@ def branch_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
     """The leader (TD token) opens a hypothetical from the moment the room shows and
     shows it to the room; moves and rollouts go to `/hypotheticals/{id}/…`."""
     store = _sv(request).store
-    record, _ = hearing.branch(store, f"{match_id}/{ruling_id}", _td(request), data.label)
+    by = _td(request)
+    record, _ = hearing.branch(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, data.label)
     _sv(request).live.notify()
     return hearing.frame(store, record)
 
@@ -139,7 +140,8 @@ def show_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
                  data: JSONBody[Show]) -> dict[str, Any]:
     """The leader (TD token) shows one of the ruled deal's hypotheticals, or none."""
     store = _sv(request).store
-    record = hearing.show(store, f"{match_id}/{ruling_id}", _td(request), data.hypothetical)
+    by = _td(request)
+    record = hearing.show(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, data.hypothetical)
     _sv(request).live.notify()
     return hearing.frame(store, record)
 
@@ -147,7 +149,9 @@ def show_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
 @post("/hearings/{match_id:str}/{ruling_id:str}/close", sync_to_thread=True, responses=_errs(401, 403, 404, 409))
 def close_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id) -> dict[str, Any]:
     """Close the room (TD token): its link stops working at once."""
-    record = hearing.close_room(_sv(request).store, f"{match_id}/{ruling_id}", _td(request))
+    by = _td(request)
+    store = _sv(request).store
+    record = hearing.close_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by)
     _sv(request).live.notify()
     return {"hearing": record.id, "open": False}
 
@@ -158,7 +162,8 @@ def move_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
                  data: JSONBody[Move]) -> dict[str, Any]:
     """The leader (TD token) shows step `step` in `view` ("all" or a player's name)."""
     store = _sv(request).store
-    record = hearing.move(store, f"{match_id}/{ruling_id}", _td(request), data.step, data.view)
+    by = _td(request)
+    record = hearing.move(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, data.step, data.view)
     _sv(request).live.notify()
     return hearing.frame(store, record)
 

@@ -143,7 +143,7 @@ def hypothetical_rollouts(request: Request[Any, Any, Any], hypo_id: HypoId,
 def ruling_hypotheticals(request: Request[Any, Any, Any], match_id: HypoId, ruling_id: HypoId) -> list[dict[str, Any]]:
     """The hypotheticals made from a ruling's deal, with their results (a TD's at any
     time; anyone's once the deal has ended)."""
-    from kartludo.app.audit import resolve_ruling
+    from kartludo.projections.queries import resolve_ruling
 
     sv = _sv(request)
     who = sv.caller(request)

@@ -25,12 +25,11 @@ from typing import Any
 import msgspec
 
 from kartludo.events.base import decode
+from kartludo.events.streams import MATCH_PREFIX, SERIES_PREFIX
 from kartludo.store.errors import ImportRefused
 from kartludo.store.eventstore import EventStore
 
 TOKEN_TYPES = frozenset({"token.issued", "token.revoked"})
-MATCH_PREFIX = "match-"
-SERIES_PREFIX = "series-"
 _pack = msgspec.msgpack.Encoder().encode
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from kartludo.app.errors import AppError, check_text
 from kartludo.app.matches import MatchService
-from kartludo.app.series import create_series, series_report
-from kartludo.app.standings import standings
+from kartludo.app.series import create_series
+from kartludo.projections.queries import series_report, standings
 from kartludo.engine.base import BadCommand
 
 

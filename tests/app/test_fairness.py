@@ -37,7 +37,7 @@ def play_out_deal(svc, mid):
     bot = game.bots()["heuristic"]
     while not (game.can_deal(match.state) or game.is_finished(match.state)):
         seat = game.to_act(match.state)[0]
-        svc.execute(mid, bot.choose(game, match.state, seat, game.legal_commands(match.state, seat), rng),
+        svc.execute(mid, svc.play(bot.choose(game, match.state, seat, game.legal_commands(match.state, seat), rng)),
                     actor=match.players[seat])
         match = svc.load(mid)
 

@@ -44,7 +44,7 @@ def play_out(store, hypo_id: str, seed: int, bots: str = "random") -> dict[str, 
         seat = h.game.to_act(state)[0]
         legal = h.game.legal_commands(state, seat)
         command = bot.choose(h.game, state, seat, legal, rng)
-        hy.execute(store, hypo_id, lambda _h, c=command: c, actor=h.match.players[seat])
+        hy.execute(store, hypo_id, hy.play(lambda _h, c=command: c), actor=h.match.players[seat])
     raise AssertionError("the hypothetical did not settle")
 
 
@@ -164,7 +164,7 @@ def fouled_finished_match(store) -> tuple[str, Ruling]:
             svc.deal(mid)
             continue
         seat = game.to_act(state)[0]
-        svc.execute(mid, bot.choose(game, state, seat, game.legal_commands(state, seat), rng),
+        svc.execute(mid, svc.play(bot.choose(game, state, seat, game.legal_commands(state, seat), rng)),
                     actor=svc.load(mid).players[seat])
     assert svc.load(mid).status == "finished"
     [ruling] = [r.event for r in svc.records(mid) if isinstance(r.event, Ruling)][:1]

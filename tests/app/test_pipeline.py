@@ -176,7 +176,7 @@ def _seat_worker(url, mid, player, seed, queue):
         if not legal:
             continue
         try:
-            svc.execute(mid, rng.choice(legal), actor=player)
+            svc.execute(mid, svc.play(rng.choice(legal)), actor=player)
             done += 1
         except IllegalCommand:
             refused += 1  # the match moved on between legal and execute: re-decided, refused

@@ -56,14 +56,15 @@ def test_a_load_from_a_snapshot_equals_the_full_fold(tmp_path_factory, game, see
         for _ in range(2):  # the first load may write a snapshot, the second starts from it
             snapshots._latest.clear()
             loaded = snapshots.load(store, match_id)
-            assert (loaded.state, loaded.version, loaded.closed) == (full.state, full.version, full.closed)
+            assert (loaded.state, loaded.version, loaded.closed, loaded.disputes) == (full.state, full.version, full.closed,
+                                                                                      full.disputes)
         # every snapshot kept decodes to the state the fold had at its version
         with store.engine.connect() as conn:
             rows = conn.execute(sa.text("SELECT version, state FROM snapshots")).all()
         records = store.read_stream(stream_of(match_id))
         for version, data in rows:
             at = fold_records(match_id, records[:version])
-            assert snapshots.decode(full.game, full.created, bytes(data)) == (at.state, at.closed)
+            assert snapshots.decode(full.game, full.created, bytes(data)) == (at.state, at.closed, at.disputes)
     finally:
         store.close()
 

@@ -14,12 +14,13 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kartludo.app.audit import appeal, decide, list_rulings
+from kartludo.app.audit import appeal, decide
 from kartludo.app.matches import MatchService
 from kartludo.app.series import create_series
 from kartludo.app.simulate import CLUB, pick_bots, play_match
 from kartludo.engine.registry import game_names, get_game
 from kartludo.projections import all_projections
+from kartludo.projections.queries import list_rulings
 from kartludo.projections.runner import MatchFolder, catch_up, dump, reset
 from kartludo.store import EventStore
 
@@ -42,9 +43,9 @@ def _random_log(store: EventStore, plan: list[tuple[str, str, int]], seed: int) 
                    series=series)
         for r in list_rulings(store):
             if r.status == "standing" and rng.random() < 0.5:
-                appeal(store, r.id, r.player, "not a foul")
+                appeal(store, r, r.player, "not a foul")
                 if rng.random() < 0.7:
-                    decide(store, r.id, f"td{i}", rng.choice(["uphold", "overturn"]), "looked again")
+                    decide(store, r, f"td{i}", rng.choice(["uphold", "overturn"]), "looked again")
 
 
 def _dumps(store: EventStore) -> dict:

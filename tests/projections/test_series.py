@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 from kartludo.app.errors import AppError
 from kartludo.app.matches import MatchService
-from kartludo.app.series import create_series, load_series, series_report
+from kartludo.app.series import create_series, load_series
+from kartludo.projections.queries import series_report
 from kartludo.cli.main import cli
 from kartludo.engine.base import BadCommand
 
@@ -76,7 +77,7 @@ def test_no_match_starts_after_the_deadline_and_a_running_match_ends_with_its_de
         seat = game.to_act(match.state)[0]
         legal = [c for c in game.legal_commands(match.state, seat) if c.text() != "munt"] or \
             game.legal_commands(match.state, seat)
-        svc.execute(mid, RandomBot().choose(game, match.state, seat, legal, rng), actor=match.players[seat])
+        svc.execute(mid, svc.play(RandomBot().choose(game, match.state, seat, legal, rng)), actor=match.players[seat])
         match = svc.load(mid)
     assert match.status == "finished" and game.deal_number(match.state) == 2
     assert store.read_stream(f"match-{mid}")[-1].type == "match.closed"

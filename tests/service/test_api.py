@@ -208,7 +208,7 @@ def _play_deal_out(store, mid):
     while not game.can_deal(svc.load(mid).state) and not game.is_finished(svc.load(mid).state):
         state = svc.load(mid).state
         seat = game.to_act(state)[0]
-        svc.execute(mid, bot.choose(game, state, seat, game.legal_commands(state, seat), rng),
+        svc.execute(mid, svc.play(bot.choose(game, state, seat, game.legal_commands(state, seat), rng)),
                     actor=match.players[seat])
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from kartludo.app.audit import appeal, resolve_ruling
+from kartludo.app.audit import appeal
+from kartludo.projections.queries import resolve_ruling
 from kartludo.app.matches import MatchService
 
 from scenarios import foul_then_void_win
@@ -17,7 +18,7 @@ RULING = "uxinjo-d1-Or"
 @pytest.fixture
 def room(site):
     mid = foul_then_void_win(MatchService(site.store))
-    appeal(site.store, f"{mid}/{RULING}", "ann", "I thought my six cards made two combinations")
+    appeal(site.store, resolve_ruling(site.store, f"{mid}/{RULING}"), "ann", "I thought my six cards made two combinations")
     opened = site.api("POST", f"/hearings/{mid}/{RULING}", site.td_token)
     return mid, opened
 

@@ -210,7 +210,7 @@ def test_replay_seats_round_the_table_and_no_scroll_jump_on_a_phone(site, browse
     while not game.can_deal(svc.load(mid).state):
         state = svc.load(mid).state
         seat = game.to_act(state)[0]
-        svc.execute(mid, game.bots()["heuristic"].choose(game, state, seat, game.legal_commands(state, seat), rng),
+        svc.execute(mid, svc.play(game.bots()["heuristic"].choose(game, state, seat, game.legal_commands(state, seat), rng)),
                     actor=players[seat])
     errors: list[str] = []
     ctx, pg = open_page(browser, f"{site.url}/ui/replay/{mid}?deal=1&step=3", {"width": 1920, "height": 1080}, errors)

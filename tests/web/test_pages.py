@@ -30,7 +30,7 @@ def play_deal_out(store, mid: str, seed: int = 3) -> None:
         if game.can_deal(state) or game.is_finished(state):
             return
         seat = game.to_act(state)[0]
-        svc.execute(mid, bot.choose(game, state, seat, game.legal_commands(state, seat), rng),
+        svc.execute(mid, svc.play(bot.choose(game, state, seat, game.legal_commands(state, seat), rng)),
                     actor=match.players[seat])
 
 

@@ -78,7 +78,7 @@ def play_deal(store, game_name: str, seed: int = 5) -> dict[str, dict[Any, dict[
         seats = game.to_act(state)
         seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
         command = bot.choose(game, state, seat, game.legal_commands(state, seat), rng)
-        svc.execute(mid, command, actor=players[seat])
+        svc.execute(mid, svc.play(command), actor=players[seat])
         match = svc.load(mid)
     assert "mid" in moments, f"{game_name}: no mid-deal moment reached"
     moments["end"] = views(match)

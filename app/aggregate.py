@@ -1,0 +1,176 @@
+"""The match aggregate: a match as a whole, beyond any one game's rules.
+
+A match owns a few facts of its own: its creation (``MatchCreated``), its closure
+outside the game's rules (``MatchClosed``, a series deadline) and the appeals and TD
+decisions on its rulings (``RulingAppealed``, ``RulingDecided``). ``Match.apply`` is
+the one fold step every reader uses (the pipeline, snapshots, replay, audit,
+visibility, projections): it records those facts here and hands every game event to
+the game's engine. A decision reaches the engine too, since an overturn or an
+adjusted score changes the game's own score. ``describe`` is the one line for any
+match event, and the decision functions at the end (``close``, ``appeal``,
+``decide``) check these facts and return the events to append.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import msgspec
+
+from kartludo.app.errors import AppError, NotAllowed, UnknownMatch, UnknownPlayer
+from kartludo.engine.base import Game, Viewer
+from kartludo.engine.registry import get_game
+from kartludo.events.base import Event
+from kartludo.events.match import MatchClosed, MatchCreated, RulingAppealed, RulingDecided
+from kartludo.events.streams import match_stream
+from kartludo.store import Recorded
+
+#: the events the match records about itself (public to every reader: no card in them)
+MATCH_FACTS = (MatchCreated, MatchClosed, RulingAppealed, RulingDecided)
+#: the match facts the game's engine never folds
+_NOT_FOR_THE_ENGINE = (MatchClosed,)
+
+
+class Dispute(msgspec.Struct, frozen=True):
+    """Where the appeal of one ruling stands: appealed (by whom), then decided."""
+
+    appealed_by: str
+    decision: str | None = None
+    decided_by: str | None = None
+
+
+class Match(msgspec.Struct):
+    """A match folded up to ``version`` (its stream's last event)."""
+
+    id: str
+    game: Game[Any]
+    created: MatchCreated
+    state: Any
+    version: int
+    #: closed outside the game's rules (a series deadline): it takes no more commands
+    closed: bool = False
+    #: ruling id -> its appeal and decision
+    disputes: dict[str, Dispute] = {}
+
+    @property
+    def players(self) -> list[str]:
+        return self.created.players
+
+    def seat_of(self, player: str) -> int:
+        try:
+            return self.created.players.index(player)
+        except ValueError:
+            raise UnknownPlayer(
+                f"{player!r} does not play in match {self.id} (players: {', '.join(self.created.players)})"
+            ) from None
+
+    @property
+    def over(self) -> bool:
+        """Finished by the game's rules or closed by the match's series."""
+        return self.closed or self.game.is_finished(self.state)
+
+    @property
+    def status(self) -> str:
+        return "finished" if self.over else "in_progress"
+
+    def apply(self, event: Event, version: int) -> None:
+        """Fold one event: the match's own facts here, every other event (and a
+        decision's effect on the score) through the game's engine."""
+        kind = type(event)
+        if kind is MatchClosed:
+            self.closed = True
+        elif kind is RulingAppealed:
+            self.disputes = {**self.disputes, event.ruling_id: Dispute(event.by)}  # copied: snapshots share it
+        elif kind is RulingDecided:
+            appealed = self.disputes.get(event.ruling_id)
+            self.disputes = {**self.disputes, event.ruling_id: Dispute(
+                appealed.appealed_by if appealed else "", event.decision, event.by)}
+        if kind not in _NOT_FOR_THE_ENGINE:
+            self.state = self.game.evolve(self.state, event)
+        self.version = version
+
+    def copy(self) -> Match:
+        """An independent copy to fold on (states are immutable; ``disputes`` is
+        replaced, never changed in place)."""
+        return msgspec.structs.replace(self)
+
+
+def start(match_id: str, first: Recorded) -> Match:
+    """The match right after its ``MatchCreated`` (the first event of its stream)."""
+    created = first.event
+    if not isinstance(created, MatchCreated):
+        raise UnknownMatch(f"stream {match_stream(match_id)} does not start with a MatchCreated event")
+    game = get_game(created.game)
+    return Match(match_id, game, created, game.start(created), first.version)
+
+
+def fold(match_id: str, records: Iterable[Recorded]) -> Match:
+    """Fold a match stream from its ``MatchCreated`` on."""
+    it = iter(records)
+    match = start(match_id, next(it))
+    for rec in it:
+        match.apply(rec.event, rec.version)
+    return match
+
+
+def engine_folds(event: Event) -> bool:
+    """Whether the game's engine folds ``event`` (every event but a closure)."""
+    return type(event) not in _NOT_FOR_THE_ENGINE
+
+
+def step(game: Game[Any], state: Any, event: Event) -> Any:
+    """The game state after ``event`` (``Match.apply`` for a reader that follows the
+    game state alone, e.g. a replay or a hypothetical)."""
+    return game.evolve(state, event) if type(event) not in _NOT_FOR_THE_ENGINE else state
+
+
+def describe(game: Game[Any], before: Any, event: Event, viewer: Viewer, players: Sequence[str]) -> str:
+    """One line for any match event: the match describes its own facts, the game the rest."""
+    if isinstance(event, MatchCreated):
+        return f"match created: {game.title}, {', '.join(players)}"
+    if isinstance(event, MatchClosed):
+        return f"match closed after deal {event.deal}: {event.reason}"
+    if isinstance(event, RulingAppealed):
+        return f"{event.by} appeals ruling {event.ruling_id}: {event.reason}"
+    if isinstance(event, RulingDecided):
+        verb = {"uphold": "upholds", "overturn": "overturns"}.get(event.decision, "adjusts the deal's score of")
+        return f"TD {event.by} {verb} ruling {event.ruling_id}: {event.reason}"
+    return game.describe(before, event, viewer)
+
+
+# --- decisions: the facts a command adds, checked against the match ---------------
+def close(match: Match, reason: str) -> list[Event]:
+    """Close the match between deals (its series' deadline has passed)."""
+    if match.closed:
+        raise AppError(f"match {match.id} is closed: no more deals")
+    return [MatchClosed(reason=reason, deal=match.game.deal_number(match.state))]
+
+
+def _same(a: str, b: str) -> bool:
+    return a.casefold() == b.casefold()
+
+
+def appeal(match: Match, ruling_id: str, by: str, reason: str) -> list[Event]:
+    """``by`` appeals ruling ``ruling_id``: once, and not after a decision."""
+    dispute = match.disputes.get(ruling_id)
+    shown = f"{match.id}/{ruling_id}"
+    if dispute is not None and dispute.decision is not None:
+        raise AppError(f"ruling {shown} was already decided ({dispute.decision}) by {dispute.decided_by}")
+    if dispute is not None:
+        raise AppError(f"ruling {shown} is already under appeal (by {dispute.appealed_by})")
+    return [RulingAppealed(ruling_id=ruling_id, by=by, reason=reason)]
+
+
+def decide(match: Match, ruling_id: str, by: str, decision: str, reason: str, **extra: Any) -> list[Event]:
+    """The TD ``by`` decides the appeal of ruling ``ruling_id``: once, by another
+    than the appellant (``extra``: an adjusted score's fields)."""
+    dispute = match.disputes.get(ruling_id)
+    shown = f"{match.id}/{ruling_id}"
+    if dispute is not None and dispute.decision is not None:
+        raise AppError(f"the appeal of ruling {shown} was already decided ({dispute.decision}) "
+                       f"by {dispute.decided_by}")
+    if dispute is None:
+        raise AppError(f"ruling {shown} has no appeal to decide (`kartludo audit appeal` first)")
+    if _same(by, dispute.appealed_by):
+        raise NotAllowed(f"{by} made this appeal: another TD decides it")
+    return [RulingDecided(ruling_id=ruling_id, by=by, decision=decision, reason=reason, **extra)]  # type: ignore[arg-type]

@@ -27,8 +27,10 @@ from kartludo.store import Recorded
 
 #: the events the match records about itself (public to every reader: no card in them)
 MATCH_FACTS = (MatchCreated, MatchClosed, RulingAppealed, RulingDecided)
+#: the facts a fold records on the match (a second ``MatchCreated`` goes to the engine, which refuses it)
+_OWN = frozenset({MatchClosed, RulingAppealed, RulingDecided})
 #: the match facts the game's engine never folds
-_NOT_FOR_THE_ENGINE = (MatchClosed,)
+_NOT_FOR_THE_ENGINE = frozenset({MatchClosed})
 
 
 class Dispute(msgspec.Struct, frozen=True):
@@ -76,18 +78,23 @@ class Match(msgspec.Struct):
     def apply(self, event: Event, version: int) -> None:
         """Fold one event: the match's own facts here, every other event (and a
         decision's effect on the score) through the game's engine."""
-        kind = type(event)
-        if kind is MatchClosed:
+        if type(event) in _OWN:
+            self._record(event)
+            if type(event) in _NOT_FOR_THE_ENGINE:
+                self.version = version
+                return
+        self.state = self.game.evolve(self.state, event)
+        self.version = version
+
+    def _record(self, event: Event) -> None:
+        if isinstance(event, MatchClosed):
             self.closed = True
-        elif kind is RulingAppealed:
+        elif isinstance(event, RulingAppealed):
             self.disputes = {**self.disputes, event.ruling_id: Dispute(event.by)}  # copied: snapshots share it
-        elif kind is RulingDecided:
+        elif isinstance(event, RulingDecided):
             appealed = self.disputes.get(event.ruling_id)
             self.disputes = {**self.disputes, event.ruling_id: Dispute(
                 appealed.appealed_by if appealed else "", event.decision, event.by)}
-        if kind not in _NOT_FOR_THE_ENGINE:
-            self.state = self.game.evolve(self.state, event)
-        self.version = version
 
     def copy(self) -> Match:
         """An independent copy to fold on (states are immutable; ``disputes`` is

@@ -129,7 +129,7 @@ class DealReport(msgspec.Struct):
 def verify_deals(store: EventStore) -> DealReport:
     """Check every deal of every match: its commitment matches its deck and salt, and a
     seeded deal's deck is exactly ``seeded_deck(seed, deal)`` (a TD cannot swap one)."""
-    from kartludo.app.matches import MATCH_PREFIX
+    from kartludo.events.streams import MATCH_PREFIX
 
     report = DealReport()
     for stream in store.streams(MATCH_PREFIX):

@@ -182,7 +182,9 @@ def _public_events_over_http(server: str, match_id: str) -> tuple[str, list[dict
         raise CommandError(f"cannot read {url}: {getattr(exc, 'reason', exc)}") from None
     if not isinstance(events, list) or not events:
         raise CommandError(f"{url} did not return a match's events")
-    return str(events[0].get("stream_id", match_id)).removeprefix("match-"), events
+    from kartludo.events.streams import MATCH_PREFIX
+
+    return str(events[0].get("stream_id", match_id)).removeprefix(MATCH_PREFIX), events
 
 
 @match.command("list")

@@ -53,7 +53,7 @@ def standings(store: EventStore, game: str | None = None, sort: str = "rating") 
         query = query.where(results.c.game == get_game(game).name)
     with store.engine.connect() as conn:
         rows = conn.execute(query.order_by(results.c.position, results.c.seat)).all()
-    return rank_players(rows, single_game=game is not None, sort=sort)
+    return rank_players(list(rows), single_game=game is not None, sort=sort)
 
 
 def series_report(store: EventStore, series_id: str) -> SeriesReport:
@@ -167,7 +167,7 @@ def list_decisions(store: EventStore, match: str | None = None, player: str | No
     else:
         ids = [m["match"] for m in list_matches(store) if makes_decisions(m["game"])
                and (player is None or player in m["players"])]
-    out = []
+    out: list[AuditRecord] = []
     for match_id in ids:
         out.extend(r for r in decisions_of(match_id, store.read_stream(match_stream(match_id)))
                    if player is None or r.player == player)

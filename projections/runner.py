@@ -85,9 +85,9 @@ class MatchFolder:
             return None
         match_id = sid[len(MATCH_PREFIX):]
         if rec.version == 1:
-            match = aggregate.start(match_id, rec)
-            self._put(match_id, match)
-            return MatchStep(match_id, match.game, match.created, None, match.state)
+            created = aggregate.start(match_id, rec)
+            self._put(match_id, created)
+            return MatchStep(match_id, created.game, created.created, None, created.state)
         match = self._matches.get(match_id)
         if match is None or match.version != rec.version - 1:
             match = aggregate.fold(match_id, self.store.read_stream(sid, 1, rec.version - 1))

@@ -17,25 +17,22 @@ from typing import Any, Callable, Iterable, Sequence
 import msgspec
 
 from kartludo.app import aggregate
-from kartludo.app.aggregate import Match, describe, step
-from kartludo.app.ids import resolve_prefix
+from kartludo.app.aggregate import Match, describe, step  # noqa: F401 - describe, step: re-exported
 from kartludo.app.errors import AppError, CommandConflict, TooMuchContention, UnknownMatch, check_text
 from kartludo.app.fairness import committed, random_deck
+from kartludo.app.ids import resolve_prefix
 from kartludo.engine.base import ALL, PUBLIC, BadCommand, Command, Game, IllegalCommand, StartDeal, Viewer
 from kartludo.engine.base import parse_options, seeded_deck
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
 from kartludo.events.match import RANDOM_SHUFFLE, DealStarted, MatchCreated
 from kartludo.events.series import SeriesMatchAdded
-from kartludo.events.streams import MATCH_PREFIX, SERIES_PREFIX, match_stream, series_stream
+from kartludo.events.streams import MATCH_PREFIX, SERIES_PREFIX, match_stream, series_stream  # noqa: F401
 from kartludo.store import Appended, ConcurrencyConflict, EventStore, Recorded
 from kartludo.store.schema import CALLER_KEY_LENGTH
 
 _PLAYER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,39}$")
 
-
-__all__ = ["MATCH_PREFIX", "SERIES_PREFIX", "Match", "MatchService", "Outcome", "describe", "fold_records", "step",
-           "stream_of"]
 
 stream_of = match_stream
 

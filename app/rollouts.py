@@ -26,7 +26,8 @@ import msgspec
 
 from kartludo.app.errors import AppError
 from kartludo.app.hypotheticals import Hypothetical, deal_settled, hypo_stream, score_change
-from kartludo.app.matches import check_seed, step
+from kartludo.app.aggregate import step
+from kartludo.app.matches import check_seed
 from kartludo.engine.base import Bot, Game
 from kartludo.events.hypo import RolloutRecorded
 from kartludo.events.match import DealStarted

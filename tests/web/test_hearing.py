@@ -189,7 +189,8 @@ def test_the_replay_shows_the_hearings_annotations_at_their_events(site, page, r
 
     mid, _ = room
     frame = site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)
-    note = annotate(site.store, f"{mid}/{RULING}", "bob", frame["position"], "ann showed six cards, not two sets")
+    note = annotate(site.store, resolve_ruling(site.store, f"{mid}/{RULING}"), "bob", frame["position"],
+                    "ann showed six cards, not two sets")
     page.goto(f"{site.url}/ui/replay/{mid}?deal=1&step=1")  # no token: the deal has ended
     expect(page.locator("#notes")).to_have_text("")
     marked = page.locator(".events li", has=page.locator(".note-mark"))

@@ -123,13 +123,12 @@ def test_a_server_error_is_logged_with_its_traceback_and_answered_without_intern
                                                                                      caplog):
     import logging
 
-    from kartludo.app import matches
+    from kartludo.projections import queries
 
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals: the hand is R5 G7")
 
-    monkeypatch.setattr(matches, "list_matches", broken)
-    monkeypatch.setattr("kartludo.service.app.list_matches", broken)
+    monkeypatch.setattr(queries, "list_matches", broken)
     with caplog.at_level(logging.ERROR, logger="kartludo.service.app"):
         r = client.get("/matches")
     assert r.status_code == 500 and r.json() == {"error": "internal server error (logged on the server)",

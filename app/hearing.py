@@ -10,7 +10,7 @@ may name cards a seat has not seen).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -18,6 +18,9 @@ from kartludo.app.audit import NAME_LIMIT, AuditRecord, td_labels
 from kartludo.app.errors import AppError, NotAllowed, UnknownPlayer, check_text
 from kartludo.events.hearing import AnnotationAdded
 from kartludo.store import ConcurrencyConflict, EventStore
+
+if TYPE_CHECKING:
+    from kartludo.app.replay import Replay
 
 HEARING_PREFIX = "hearing-"
 _MOVE_LINE = re.compile(r"^(h[0-9]+\. |deal settled: )")
@@ -135,6 +138,11 @@ class Room(msgspec.Struct):
     def link_live(self, now_us: int) -> bool:
         return self.open and (not self.expires_at_us or now_us < self.expires_at_us)
 
+    def expires_at(self) -> str | None:
+        from kartludo.store.transfer import format_us
+
+        return format_us(self.expires_at_us) if self.expires_at_us else None
+
 
 def room_of(store: EventStore, audit_id: str) -> Room:
     from kartludo.events.hearing import HearingClosed, HearingMoved, HearingOpened, HearingShowed
@@ -212,7 +220,10 @@ def ruled_step(store: EventStore, record: AuditRecord) -> int:
     from kartludo.app.matches import stream_of
     from kartludo.app.replay import build
 
-    rep = build(record.match, store.read_stream(stream_of(record.match)), record.deal)
+    return _ruled_index(build(record.match, store.read_stream(stream_of(record.match)), record.deal), record)
+
+
+def _ruled_index(rep: Replay, record: AuditRecord) -> int:
     return next(s.index for s in rep.steps if s.record.version == record.version)
 
 
@@ -234,18 +245,19 @@ def move(store: EventStore, record: AuditRecord, by: str, step: int, view: str) 
     return record
 
 
-def may_follow(store: EventStore, audit_id: str, link: str) -> bool:
+def may_follow(store: EventStore, audit_id: str, link: str, room: Room | None = None) -> bool:
+    """The link opens the room (``room``: the room as just read, to read it once)."""
     import hmac
 
-    room = room_of(store, audit_id)
+    room = room or room_of(store, audit_id)
     return room.link_live(_now_us()) and bool(link) and hmac.compare_digest(room.link_hash, _link_hash(link))
 
 
-def _open_room_of(store: EventStore, record: AuditRecord) -> tuple[AuditRecord, Room]:
+def _open_room(store: EventStore, record: AuditRecord) -> Room:
     room = room_of(store, record.id)
     if not room.open:
         raise AppError(f"the hearing room of {record.id} is not open")
-    return record, room
+    return room
 
 
 def show(store: EventStore, record: AuditRecord, by: str, hypothetical: str) -> AuditRecord:
@@ -253,7 +265,7 @@ def show(store: EventStore, record: AuditRecord, by: str, hypothetical: str) -> 
     from kartludo.app import hypotheticals as hy
     from kartludo.events.hearing import HearingShowed
 
-    _open_room_of(store, record)
+    _open_room(store, record)
     hypo_id = ""
     if hypothetical:
         h = hy.load(store, hypothetical)
@@ -269,7 +281,7 @@ def branch(store: EventStore, record: AuditRecord, by: str, label: str = "") -> 
     """The leader opens a hypothetical from the moment the room shows and shows it."""
     from kartludo.app import hypotheticals as hy
 
-    _, room = _open_room_of(store, record)
+    room = _open_room(store, record)
     step = max(room.step, 1)
     hypo_id = hy.create(store, record.match, record.deal, step, label=label or f"hearing {record.id} from step {step}",
                         by=by)
@@ -277,12 +289,11 @@ def branch(store: EventStore, record: AuditRecord, by: str, label: str = "") -> 
     return record, hypo_id
 
 
-def signature(store: EventStore, audit_id: str) -> tuple[int, int]:
+def signature(store: EventStore, room: Room) -> tuple[int, int]:
     """What a follower's frame depends on: the room's version and the shown hypothetical's
     (a move or a rollout in it changes the frame without a room event)."""
     from kartludo.app import hypotheticals as hy
 
-    room = room_of(store, audit_id)
     return room.version, store.stream_version(hy.hypo_stream(room.hypothetical)) if room.hypothetical else 0
 
 
@@ -293,7 +304,6 @@ def frame(store: EventStore, record: AuditRecord) -> dict[str, Any]:
     from kartludo.app.matches import MatchService, stream_of
     from kartludo.app.replay import build
     from kartludo.engine.base import ALL
-    from kartludo.store.transfer import format_us
 
     room = room_of(store, record.id)
     rep = build(record.match, store.read_stream(stream_of(record.match)), record.deal)
@@ -304,9 +314,9 @@ def frame(store: EventStore, record: AuditRecord) -> dict[str, Any]:
     state = MatchService(store).state_json(type(m)(m.id, m.game, m.created, s.state, s.record.version), viewer,
                                            secrets=False)
     return {"hearing": record.id, "open": room.open, "version": room.version, "step": step,
-            "expires_at": format_us(room.expires_at_us) if room.expires_at_us else None,
+            "expires_at": room.expires_at(),
             "of": len(rep.steps), "view": room.view, "players": list(m.players), "game": m.game.name,
-            "ruled_step": ruled_step(store, record), "description": rep.description(step, viewer),
+            "ruled_step": _ruled_index(rep, record), "description": rep.description(step, viewer),
             "position": s.record.position, "state": state,
             "ruling": {"id": record.id, "player": record.player, "rule": record.rule, "facts": record.facts,
                        "effect": record.effect, "status": record.status},

@@ -7,6 +7,7 @@ seat's player). Reading: a TD token always; anyone else once the ruled deal has 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import msgspec
@@ -16,10 +17,12 @@ from litestar.params import JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from kartludo.app import hearing
+from kartludo.app.audit import AuditRecord
 from kartludo.projections.queries import resolve_ruling
 from kartludo.service import schemas as s
 from kartludo.service.auth import require, require_seat
 from kartludo.service.hypotheticals import _errs
+from kartludo.store import EventStore
 
 Id = Annotated[str, Parameter(pattern=s.ID_PATTERN)]
 
@@ -84,13 +87,13 @@ def _td(request: Request[Any, Any, Any]) -> str:
     return require_td(_sv(request).caller(request)).label or "td"
 
 
-def _reader(request: Request[Any, Any, Any], audit_id: str, link: str) -> None:
+def _reader(request: Request[Any, Any, Any], audit_id: str, link: str, room: hearing.Room | None = None) -> None:
     """A TD token, or the room's live link (a closed room's link opens nothing)."""
     sv = _sv(request)
     who = sv.caller(request)
     if who is not None and who.role == "td":
         return
-    if not hearing.may_follow(sv.store, audit_id, link):
+    if not hearing.may_follow(sv.store, audit_id, link, room):
         raise PermissionDeniedException(f"the hearing of {audit_id} needs a TD token or the room's link, "
                                         "and the room must be open")
 
@@ -118,7 +121,18 @@ def open_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
     record, link = hearing.open_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, expires_in)
     _sv(request).live.notify()
     return {"hearing": record.id, "link": link, "url": f"/ui/hearing/{record.id}#link={link}",
-            "expires_at": hearing.frame(store, record)["expires_at"]}
+            "expires_at": hearing.room_of(store, record.id).expires_at()}
+
+
+def _lead(request: Request[Any, Any, Any], match_id: str, ruling_id: str,
+          change: Callable[[EventStore, AuditRecord, str], Any]) -> dict[str, Any]:
+    """A leader's change to the room (TD token): made, followers woken, the new frame."""
+    sv = _sv(request)
+    by = _td(request)
+    record = resolve_ruling(sv.store, f"{match_id}/{ruling_id}")
+    change(sv.store, record, by)
+    sv.live.notify()
+    return hearing.frame(sv.store, record)
 
 
 @post("/hearings/{match_id:str}/{ruling_id:str}/hypotheticals", sync_to_thread=True,
@@ -127,11 +141,7 @@ def branch_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
                    data: JSONBody[Branch]) -> dict[str, Any]:
     """The leader (TD token) opens a hypothetical from the moment the room shows and
     shows it to the room; moves and rollouts go to `/hypotheticals/{id}/…`."""
-    store = _sv(request).store
-    by = _td(request)
-    record, _ = hearing.branch(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, data.label)
-    _sv(request).live.notify()
-    return hearing.frame(store, record)
+    return _lead(request, match_id, ruling_id, lambda store, record, by: hearing.branch(store, record, by, data.label))
 
 
 @post("/hearings/{match_id:str}/{ruling_id:str}/show", sync_to_thread=True,
@@ -139,11 +149,8 @@ def branch_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
 def show_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
                  data: JSONBody[Show]) -> dict[str, Any]:
     """The leader (TD token) shows one of the ruled deal's hypotheticals, or none."""
-    store = _sv(request).store
-    by = _td(request)
-    record = hearing.show(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, data.hypothetical)
-    _sv(request).live.notify()
-    return hearing.frame(store, record)
+    return _lead(request, match_id, ruling_id,
+                 lambda store, record, by: hearing.show(store, record, by, data.hypothetical))
 
 
 @post("/hearings/{match_id:str}/{ruling_id:str}/close", sync_to_thread=True, responses=_errs(401, 403, 404, 409))
@@ -161,11 +168,8 @@ def close_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id) 
 def move_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
                  data: JSONBody[Move]) -> dict[str, Any]:
     """The leader (TD token) shows step `step` in `view` ("all" or a player's name)."""
-    store = _sv(request).store
-    by = _td(request)
-    record = hearing.move(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, data.step, data.view)
-    _sv(request).live.notify()
-    return hearing.frame(store, record)
+    return _lead(request, match_id, ruling_id,
+                 lambda store, record, by: hearing.move(store, record, by, data.step, data.view))
 
 
 @get("/hearings/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=_errs(401, 403, 404))
@@ -184,10 +188,9 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
     token) is checked again on every change and every second: closing the room ends
     its followers' streams."""
     import asyncio
+    import weakref
 
     import anyio
-
-    import weakref
 
     sv = _sv(request)
     store = sv.store
@@ -202,12 +205,13 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
         try:
             while True:
                 wake = sv.live.changed
-                try:
-                    await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link))
+                room = await anyio.to_thread.run_sync(lambda: hearing.room_of(store, record.id))
+                try:  # the room read once a tick: who may follow, and whether the frame changed
+                    await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link, room))
                 except PermissionDeniedException:
                     yield ServerSentEventMessage(event="closed", data="{}")
                     return
-                now = await anyio.to_thread.run_sync(lambda: hearing.signature(store, record.id))
+                now = await anyio.to_thread.run_sync(lambda: hearing.signature(store, room))
                 if now != shown:
                     shown = now
                     out = await anyio.to_thread.run_sync(lambda: hearing.frame(store, record))

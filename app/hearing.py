@@ -283,7 +283,7 @@ def branch(store: EventStore, record: AuditRecord, by: str, label: str = "") -> 
 
     room = _open_room(store, record)
     step = max(room.step, 1)
-    hypo_id = hy.create(store, record.match, record.deal, step, label=label or f"hearing {record.id} from step {step}",
+    hypo_id = hy.create(store, record.match, record.deal, step, label=label or f"hearing of {record.id}",
                         by=by)
     show(store, record, by, hypo_id)
     return record, hypo_id

@@ -18,16 +18,32 @@ function say(where, err) {
   where.replaceChildren(errorBox(err));
 }
 
-async function lead(path, body) {
-  nodes.message.replaceChildren();
-  try {
-    render(await api(`${base}${path}`, { token, method: "POST", body }));
-  } catch (err) {
-    say(nodes.message, err);
-  }
+// The leader's changes run one after another, in the order clicked: two quick clicks on
+// Back go back two steps (the second counts from where the first leads, not from the
+// frame still on screen), and a hypothetical opens from the step the moves lead to.
+let queue = Promise.resolve();
+let aim = null; // { step, view } the queued moves lead to, while any is in flight
+
+function lead(path, body) {
+  const done = queue.then(async () => {
+    nodes.message.replaceChildren();
+    try {
+      render(await api(`${base}${path}`, { token, method: "POST", body }));
+    } catch (err) {
+      say(nodes.message, err);
+    }
+  });
+  queue = done;
+  done.then(() => { if (queue === done) aim = null; });
+  return done;
 }
 
-const move = (step, view) => lead("/moves", { step, view });
+// `to` maps the moment the leader is heading for to the next one.
+function move(to) {
+  const from = aim || { step: current.step, view: current.view };
+  aim = { ...from, ...to(from) };
+  return lead("/moves", aim);
+}
 
 async function decide(decision, extra = {}) {
   const reason = nodes.reason.value.trim();
@@ -44,11 +60,11 @@ async function decide(decision, extra = {}) {
 function stepControls(f) {
   const views = ["all", ...f.players];
   return el("div", { class: "hearing-controls", id: "leader-controls" },
-    el("button", { type: "button", id: "prev", onclick: () => move(Math.max(1, f.step - 1), f.view) }, "◀ Back"),
-    el("button", { type: "button", id: "next", onclick: () => move(Math.min(f.of, f.step + 1), f.view) }, "Next ▶"),
-    el("button", { type: "button", id: "to-ruling", onclick: () => move(f.ruled_step, f.view) }, "Jump to the ruling"),
+    el("button", { type: "button", id: "prev", onclick: () => move((m) => ({ step: Math.max(1, m.step - 1) })) }, "◀ Back"),
+    el("button", { type: "button", id: "next", onclick: () => move((m) => ({ step: Math.min(f.of, m.step + 1) })) }, "Next ▶"),
+    el("button", { type: "button", id: "to-ruling", onclick: () => move(() => ({ step: f.ruled_step })) }, "Jump to the ruling"),
     el("label", {}, " View ",
-      el("select", { id: "view", onchange: (ev) => move(f.step, ev.target.value) },
+      el("select", { id: "view", onchange: (ev) => move(() => ({ view: ev.target.value })) },
         views.map((v) => el("option", { value: v, selected: v === f.view }, v === "all" ? "all hands" : `${v}'s view`)))),
     el("button", { type: "button", id: "branch", onclick: () => lead("/hypotheticals", { label: "" }) },
       `Open a hypothetical from step ${f.step}`));

@@ -43,3 +43,7 @@ def check_text(what: str, text: str, limit: int, *, empty: bool = False) -> None
     bad = next((c for c in text if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
     if bad is not None:
         raise AppError(f"{what} holds the control character {bad!r}")
+
+
+class InvalidInput(AppError):
+    """A request the application cannot read (e.g. a view that names nobody): nothing was written."""

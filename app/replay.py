@@ -16,10 +16,9 @@ from kartludo.app import aggregate
 from kartludo.app.aggregate import Match, describe, step
 from kartludo.app.visibility import Reading
 from kartludo.engine.base import ALL, Game, Viewer
-from kartludo.events.base import Event, to_builtins
+from kartludo.events.base import Event
 from kartludo.events.match import DealStarted, MatchCreated, Ruling
 from kartludo.store import Recorded
-from kartludo.store.transfer import format_us
 
 
 class Step(msgspec.Struct):
@@ -56,16 +55,13 @@ class Replay(msgspec.Struct):
         return applied + list(getattr(event, "rulings", None) or [])
 
     def event_json(self, k: int, viewer: Viewer, reading: Reading) -> dict[str, Any]:
-        """Step ``k``'s event in ``viewer``'s view, for the reader of ``reading`` (the
-        hash only where it commits to nothing hidden from them)."""
-        rec = self.steps[k - 1].record
-        shown = reading.narrowed(rec, viewer)
-        return {
-            "position": rec.position, "stream_id": rec.stream_id, "version": rec.version, "type": rec.type,
-            "schema_version": rec.schema_version, "recorded_at": format_us(rec.recorded_at_us),
-            "actor": rec.actor, "command_id": rec.command_id, "hash": shown.hash,
-            "payload": to_builtins(shown.event),
-        }
+        """Step ``k``'s event in ``viewer``'s view, for the reader of ``reading``, as
+        ``app.presenters`` shows every event."""
+        from kartludo.app.presenters import shown_out
+
+        shown = reading.narrowed(self.steps[k - 1].record, viewer)
+        out: dict[str, Any] = msgspec.to_builtins(shown_out(shown, self.description(k, viewer)))
+        return out
 
 
 def is_ruling_or_settlement(event: Event) -> bool:

@@ -24,6 +24,7 @@ import msgspec
 
 from kartludo.app import aggregate
 from kartludo.app.aggregate import MATCH_FACTS, Match
+from kartludo.app.errors import InvalidInput, NotAllowed, UnknownMatch
 from kartludo.engine.base import ALL, Game, Viewer
 from kartludo.events.base import Event
 from kartludo.events.match import (
@@ -143,3 +144,33 @@ def read_match(match_id: str, records: list[Recorded], viewer: Viewer, *, td: bo
 def events_of(reading: Reading, after: int = 0) -> Iterable[Shown]:
     """The shown events after global position ``after``."""
     return (s for s in reading.shown if s.record.position > after)
+
+
+def visible_events(match_id: str, records: list[Recorded], viewer: Viewer, after: int = 0) -> tuple[Match, list[Shown]]:
+    """The match's events after global position ``after`` as ``viewer`` may see them:
+    the events of a deal that has ended are public (every hand), the seed only once the
+    match has ended (or to a TD: ``ALL``)."""
+    if not records:
+        raise UnknownMatch(f"no match {match_id!r}")
+    reading = read_match(match_id, records, viewer)
+    return reading.match, list(events_of(reading, after))
+
+
+def replay_viewer(players: list[str], allowed: Viewer, asked: str | None) -> Viewer:
+    """The view a replay shows: ``asked`` ("all", "public" or a player), within what the
+    caller may see (``allowed``: everything once the deal has ended, else the caller's
+    own view)."""
+    if asked is None:
+        return allowed
+    if asked == "public":
+        return None
+    if asked == "all":
+        wanted: Viewer = ALL
+    elif asked in players:
+        wanted = players.index(asked)
+    else:
+        raise InvalidInput(f"view {asked!r} is not 'all', 'public' or a player of this match ({', '.join(players)})")
+    if allowed == ALL or wanted == allowed:
+        return wanted
+    raise NotAllowed(f"this deal is still running: the view {asked!r} needs a TD token"
+                     + ("" if wanted == ALL else " or that seat's token"))

@@ -267,7 +267,9 @@ def state(env: Env, match_id: str, player: str | None, all_hands: bool, fmt: str
     m = svc.load(svc.resolve(match_id))
     viewer = svc.viewer(m, player, all_hands)
     if fmt == "json":
-        echo_json(svc.state_json(m, viewer))
+        from kartludo.app.presenters import state_json
+
+        echo_json(state_json(svc, m, viewer))
     else:
         click.echo(f"match {m.id} · {m.game.title} · {m.status.replace('_', ' ')} · deal {m.game.deal_number(m.state)}")
         click.echo(m.game.render(m.state, viewer))

@@ -64,14 +64,12 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
         return
     wanted = [to] if to else list(range(1, count + 1))
     if fmt == "json":
-        out = []
-        for k in wanted:
-            m = rep.match
-            view = svc.state_json(type(m)(m.id, m.game, m.created, rep.steps[k - 1].state, rep.steps[k - 1].record.version),
-                                  viewer, secrets=reading.secrets_in(viewer))
-            out.append({"step": k, "of": count, "description": rep.description(k, viewer),
-                        "event": rep.event_json(k, viewer, reading), "state": view})
-        echo_json(out[0] if to else out)
+        import msgspec
+
+        from kartludo.app.presenters import replay_steps
+
+        steps = msgspec.to_builtins(replay_steps(svc, rep, wanted, viewer, reading))
+        echo_json(steps[0] if to else steps)
         return
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty() and to is None

@@ -13,12 +13,14 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app.matches import Match, MatchService, Outcome, describe, fold_records, step, stream_of
+from kartludo.app import aggregate
+from kartludo.app.aggregate import Match, describe
+from kartludo.app.matches import MatchService, Outcome
 from kartludo.app.replay import Replay, is_ruling_or_settlement, turn_units
 from kartludo.app.visibility import Reading, Shown, match_over, redact, sees_secrets, visible_events
 from kartludo.engine.base import ALL, Viewer
 from kartludo.events.base import to_builtins
-from kartludo.events.match import MatchCreated
+from kartludo.events.streams import match_stream
 from kartludo.store import Recorded
 from kartludo.store.transfer import format_us
 
@@ -103,8 +105,6 @@ def shown_out(shown: Shown, description: str = "") -> EventOut:
 
 def describe_shown(match: Match, shown: Shown) -> str:
     """One line for an event in the view it is shown in."""
-    if isinstance(shown.record.event, MatchCreated):
-        return f"match created: {match.game.title}, {', '.join(match.players)}"
     return describe(match.game, shown.before, shown.record.event, shown.viewer, match.players)
 
 
@@ -176,9 +176,9 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
     before = outcome.before
     if before is None:  # a retried command: fold to the state its events were decided on
         earlier = [r for r in svc.records(match.id) if r.version < outcome.first_version]
-        before = fold_records(match.id, earlier).state
+        before = aggregate.fold(match.id, earlier).state
     last = outcome.first_version + len(outcome.events) - 1
-    records = svc.store.read_stream(stream_of(match.id), outcome.first_version, last) if outcome.events else []
+    records = svc.store.read_stream(match_stream(match.id), outcome.first_version, last) if outcome.events else []
     secrets = sees_secrets(viewer, viewer == ALL, match_over(match))
     events = []
     for rec in records:
@@ -186,7 +186,7 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
         exact = viewer == ALL and shown == rec.event
         text = describe(match.game, before, rec.event, viewer, match.players)
         events.append(event_out(rec, shown, rec.hash.hex() if exact else None, text))
-        before = step(match.game, before, rec.event)
+        before = aggregate.step(match.game, before, rec.event)
     state = view_json(svc, match, viewer)
     moves = {key: state.pop(key) for key in ("legal", "shapes", "cautions") if key in state}
     return OutcomeOut(outcome.match, outcome.first_version, list(outcome.positions), outcome.duplicate, events,

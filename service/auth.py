@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request
+from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 
 from kartludo.app.tokens import Principal, TokenIndex
 from kartludo.engine.base import ALL, PUBLIC, Viewer
 
 
-def principal(request: Request[Any, Any, Any], index: TokenIndex) -> Principal | None:
+def principal(request: ASGIConnection[Any, Any, Any, Any], index: TokenIndex) -> Principal | None:
     """The caller: None without an Authorization header; 401 for a bad or revoked token."""
     header = request.headers.get("authorization")
     if header is None:

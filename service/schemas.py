@@ -6,6 +6,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+# the response shapes of events, replays and command outcomes are the CLI's too
+from kartludo.app.presenters import EventOut, OutcomeOut, ReplayOut, ReplayStep  # noqa: F401
+
 #: ids, names and filters: what match ids, player, game, series and ruling names use
 ID_PATTERN = r"^[A-Za-z0-9_.\-]{1,100}$"
 #: free text (reasons, command words): no control characters, no NUL (PostgreSQL text refuses it)
@@ -16,9 +19,23 @@ Word = Annotated[str, msgspec.Meta(max_length=100, pattern=TEXT_PATTERN)]
 Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=2000, pattern=TEXT_PATTERN)]
 
 
-class ErrorBody(msgspec.Struct):
+class Problem(msgspec.Struct):
+    """An error as RFC 9457 problem details (``application/problem+json``), with the
+    fields clients of earlier versions read: ``error`` (= ``detail``) and ``rule``."""
+
+    #: a URI naming the kind of problem: the API docs' section on it (``/schema#problem-…``)
+    type: str
+    #: the kind of problem in a few words (the same for every problem of a type)
+    title: str
+    status: int
+    #: what went wrong with this request, in one sentence
+    detail: str
+    #: the same text as `detail` (read by clients written before problem details)
     error: str
+    #: a refused game command: the rule it breaks (as the rules pages cite it)
     rule: str | None = None
+    #: a malformed request: each bad field (`source`, `key`, `message`)
+    errors: list[dict[str, str]] | None = None
 
 
 class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
@@ -53,68 +70,6 @@ class SubmitCommand(msgspec.Struct, forbid_unknown_fields=True):
     verb: Word
     args: Annotated[list[Word], msgspec.Meta(max_length=60)] = []
     command_id: CommandId | None = None
-
-
-class EventOut(msgspec.Struct):
-    position: int
-    version: int
-    type: str
-    payload: dict[str, Any]
-    actor: str = ""
-    command_id: str = ""
-    recorded_at: str = ""
-    stream_id: str = ""
-    schema_version: int = 1
-    #: the event's chain hash; null while it would commit to something hidden from the caller
-    hash: str | None = None
-    #: the event in one line, as the CLI's replay shows it (in the same view as `payload`)
-    description: str = ""
-
-
-class OutcomeOut(msgspec.Struct):
-    match: str
-    first_version: int
-    positions: list[int]
-    duplicate: bool
-    #: the events the command caused, in the caller's view
-    events: list[EventOut]
-    #: the match after the command, in the caller's view (as `GET .../state`), so a
-    #: client need not ask again before its next move
-    state: dict[str, Any] = {}
-    #: a seat caller's legal commands after the command (empty for a TD)
-    legal: list[str] = []
-    #: the same commands verb by verb as shapes (`engine.shapes`): which of the seat's
-    #: cards and how many, a number range, a choice, or the verb alone
-    shapes: list[dict[str, Any]] = []
-    #: what to confirm before some of those commands (`Game.caution`): command text ->
-    #: {"text", "rule"}, judged from the seat's own view
-    cautions: dict[str, dict[str, str]] = {}
-    #: the command ended a deal of an `auto_deal` match and the table dealt the next
-    #: (`state`, `legal` and `shapes` are after that deal)
-    dealt: bool = False
-
-
-class ReplayStep(msgspec.Struct):
-    step: int
-    of: int
-    description: str
-    event: EventOut
-    state: dict[str, Any]
-    #: an event the engine decided (a ruling or a settlement): where `r` stops in a viewer
-    ruling: bool = False
-    #: the turn or trick the step belongs to (0, 1, …): ↑/↓ in a viewer move by these
-    turn: int = 0
-
-
-class ReplayOut(msgspec.Struct):
-    match: str
-    deal: int
-    deals: list[int]
-    #: True when the deal has ended (its replay is public: every hand shown)
-    ended: bool
-    steps: list[ReplayStep]
-    #: whose view the steps show: "all", "public" or a player's name
-    view: str = "all"
 
 
 class Me(msgspec.Struct):

@@ -129,11 +129,14 @@ def test_a_server_error_is_logged_with_its_traceback_and_answered_without_intern
         raise RuntimeError("secret internals: the hand is R5 G7")
 
     monkeypatch.setattr(queries, "list_matches", broken)
-    with caplog.at_level(logging.ERROR, logger="kartludo.service.app"):
+    with caplog.at_level(logging.ERROR, logger="kartludo.service.errors"):
         r = client.get("/matches")
-    assert r.status_code == 500 and r.json() == {"error": "internal server error (logged on the server)",
+    assert r.status_code == 500 and r.json() == {"type": "/schema#problem-server-error", "title": "Internal server error",
+                                                  "status": 500, "detail": "internal server error (logged on the server)",
+                                                  "error": "internal server error (logged on the server)",
                                                   "rule": None}
+    assert r.headers["content-type"] == "application/problem+json"
     assert "R5" not in r.text
-    logged = [rec for rec in caplog.records if rec.name == "kartludo.service.app"]
+    logged = [rec for rec in caplog.records if rec.name == "kartludo.service.errors"]
     assert logged and "GET /matches failed" in logged[0].getMessage()
     assert logged[0].exc_info and "secret internals" in str(logged[0].exc_info[1])

@@ -18,13 +18,21 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from kartludo.app import hearing
 from kartludo.app.audit import AuditRecord
+from kartludo.app.tokens import Principal
 from kartludo.projections.queries import resolve_ruling
 from kartludo.service import schemas as s
-from kartludo.service.auth import require, require_seat
-from kartludo.service.hypotheticals import _errs
+from kartludo.service.auth import require_seat
+from kartludo.service.deps import User, authenticated, td_only
+from kartludo.service.errors import responses
 from kartludo.store import EventStore
 
 Id = Annotated[str, Parameter(pattern=s.ID_PATTERN)]
+_TEXT = {403: "not a TD token while the origin deal runs", 404: "unknown match, hypothetical or ruling",
+         409: "refused: a game rule, a settled deal, contention"}
+
+
+def _errs(*codes: int) -> dict[int, Any]:
+    return responses(*codes, text=_TEXT)
 
 
 class Annotate(msgspec.Struct, forbid_unknown_fields=True):
@@ -36,20 +44,19 @@ def _sv(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
 
 
-@post("/audit/{match_id:str}/{ruling_id:str}/annotations", sync_to_thread=True,
+@post("/audit/{match_id:str}/{ruling_id:str}/annotations", sync_to_thread=True, guards=[authenticated],
       responses=_errs(401, 403, 404, 409, 413, 415))
-def add_annotation(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+def add_annotation(request: Request[Any, Any, Any], user: User, match_id: Id, ruling_id: Id,
                    data: JSONBody[Annotate]) -> dict[str, Any]:
     """Comment on event `event` (its global position) of the ruled deal: a TD token, or
     a seat token of the ruling's match (the seat's player speaks). Stored in the
     hearing's own stream, never the match's."""
     sv = _sv(request)
-    who = require(sv.caller(request))
     record = resolve_ruling(sv.store, f"{match_id}/{ruling_id}")
-    if who.role == "td":
-        a = hearing.annotate(sv.store, record, who.label or "td", data.event, data.text, td=True)
+    if user.role == "td":
+        a = hearing.annotate(sv.store, record, user.label or "td", data.event, data.text, td=True)
     else:
-        seat = require_seat(who, record.match)
+        seat = require_seat(user, record.match)
         player = sv.svc.load(record.match).players[seat]
         a = hearing.annotate(sv.store, record, player, data.event, data.text)
     sv.live.notify()
@@ -81,12 +88,6 @@ class Move(msgspec.Struct, forbid_unknown_fields=True):
     view: s.Name = hearing.ALL_VIEW
 
 
-def _td(request: Request[Any, Any, Any]) -> str:
-    from kartludo.service.auth import require_td
-
-    return require_td(_sv(request).caller(request)).label or "td"
-
-
 def _reader(request: Request[Any, Any, Any], audit_id: str, link: str, room: hearing.Room | None = None) -> None:
     """A TD token, or the room's live link (a closed room's link opens nothing)."""
     sv = _sv(request)
@@ -110,65 +111,67 @@ class Show(msgspec.Struct, forbid_unknown_fields=True):
     hypothetical: Annotated[str, msgspec.Meta(max_length=64, pattern=r"^[A-Za-z0-9_\-]*$")] = ""
 
 
-@post("/hearings/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=_errs(401, 403, 404, 409, 422))
-def open_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+@post("/hearings/{match_id:str}/{ruling_id:str}", sync_to_thread=True, guards=[td_only],
+      responses=_errs(401, 403, 404, 409, 422))
+def open_hearing(request: Request[Any, Any, Any], user: User, match_id: Id, ruling_id: Id,
                  expires_in: LinkSeconds = None) -> dict[str, Any]:
     """Open the hearing room (TD token): returns the read-only link followers open
     (`/ui/hearing/MATCH/RULING#link=…`); a new link replaces the old one. With
     `expires_in` (seconds) the link also stops working by itself then."""
-    by = _td(request)
     store = _sv(request).store
-    record, link = hearing.open_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by, expires_in)
+    record, link = hearing.open_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), user.label or "td",
+                                     expires_in)
     _sv(request).live.notify()
     return {"hearing": record.id, "link": link, "url": f"/ui/hearing/{record.id}#link={link}",
             "expires_at": hearing.room_of(store, record.id).expires_at()}
 
 
-def _lead(request: Request[Any, Any, Any], match_id: str, ruling_id: str,
+def _lead(request: Request[Any, Any, Any], user: Principal, match_id: str, ruling_id: str,
           change: Callable[[EventStore, AuditRecord, str], Any]) -> dict[str, Any]:
-    """A leader's change to the room (TD token): made, followers woken, the new frame."""
+    """A leader's change to the room (the guard checked the TD token): made, followers
+    woken, the new frame."""
     sv = _sv(request)
-    by = _td(request)
     record = resolve_ruling(sv.store, f"{match_id}/{ruling_id}")
-    change(sv.store, record, by)
+    change(sv.store, record, user.label or "td")
     sv.live.notify()
     return hearing.frame(sv.store, record)
 
 
-@post("/hearings/{match_id:str}/{ruling_id:str}/hypotheticals", sync_to_thread=True,
+@post("/hearings/{match_id:str}/{ruling_id:str}/hypotheticals", sync_to_thread=True, guards=[td_only],
       responses=_errs(401, 403, 404, 409, 413, 415))
-def branch_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+def branch_hearing(request: Request[Any, Any, Any], user: User, match_id: Id, ruling_id: Id,
                    data: JSONBody[Branch]) -> dict[str, Any]:
     """The leader (TD token) opens a hypothetical from the moment the room shows and
     shows it to the room; moves and rollouts go to `/hypotheticals/{id}/…`."""
-    return _lead(request, match_id, ruling_id, lambda store, record, by: hearing.branch(store, record, by, data.label))
+    return _lead(request, user, match_id, ruling_id,
+                 lambda store, record, by: hearing.branch(store, record, by, data.label))
 
 
-@post("/hearings/{match_id:str}/{ruling_id:str}/show", sync_to_thread=True,
+@post("/hearings/{match_id:str}/{ruling_id:str}/show", sync_to_thread=True, guards=[td_only],
       responses=_errs(401, 403, 404, 409, 413, 415))
-def show_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+def show_hearing(request: Request[Any, Any, Any], user: User, match_id: Id, ruling_id: Id,
                  data: JSONBody[Show]) -> dict[str, Any]:
     """The leader (TD token) shows one of the ruled deal's hypotheticals, or none."""
-    return _lead(request, match_id, ruling_id,
+    return _lead(request, user, match_id, ruling_id,
                  lambda store, record, by: hearing.show(store, record, by, data.hypothetical))
 
 
-@post("/hearings/{match_id:str}/{ruling_id:str}/close", sync_to_thread=True, responses=_errs(401, 403, 404, 409))
-def close_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id) -> dict[str, Any]:
+@post("/hearings/{match_id:str}/{ruling_id:str}/close", sync_to_thread=True, guards=[td_only],
+      responses=_errs(401, 403, 404, 409))
+def close_hearing(request: Request[Any, Any, Any], user: User, match_id: Id, ruling_id: Id) -> dict[str, Any]:
     """Close the room (TD token): its link stops working at once."""
-    by = _td(request)
     store = _sv(request).store
-    record = hearing.close_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), by)
+    record = hearing.close_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), user.label or "td")
     _sv(request).live.notify()
     return {"hearing": record.id, "open": False}
 
 
-@post("/hearings/{match_id:str}/{ruling_id:str}/moves", sync_to_thread=True,
+@post("/hearings/{match_id:str}/{ruling_id:str}/moves", sync_to_thread=True, guards=[td_only],
       responses=_errs(401, 403, 404, 409, 413, 415))
-def move_hearing(request: Request[Any, Any, Any], match_id: Id, ruling_id: Id,
+def move_hearing(request: Request[Any, Any, Any], user: User, match_id: Id, ruling_id: Id,
                  data: JSONBody[Move]) -> dict[str, Any]:
     """The leader (TD token) shows step `step` in `view` ("all" or a player's name)."""
-    return _lead(request, match_id, ruling_id,
+    return _lead(request, user, match_id, ruling_id,
                  lambda store, record, by: hearing.move(store, record, by, data.step, data.view))
 
 

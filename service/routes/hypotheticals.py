@@ -12,15 +12,16 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Request, get, post
+import anyio.to_thread
+from litestar import Request, Response, get, post
 from litestar.exceptions import PermissionDeniedException
-from litestar.openapi import ResponseSpec
 from litestar.params import JSONBody, Parameter
 
 from kartludo.app import hypotheticals as hy
 from kartludo.engine.base import ALL
 from kartludo.service import schemas as s
-from kartludo.service.auth import require_td
+from kartludo.service.deps import User, td_only
+from kartludo.service.errors import responses
 
 HypoId = Annotated[str, Parameter(pattern=s.ID_PATTERN)]
 Filter = Annotated[str | None, Parameter(pattern=s.ID_PATTERN)]
@@ -47,16 +48,10 @@ class RolloutRequest(msgspec.Struct, forbid_unknown_fields=True):
     hidden: Literal["actual", "resample"] = "actual"
 
 
-def _errs(*codes: int) -> dict[int, ResponseSpec]:
-    text = {401: "missing, bad or revoked token", 403: "not a TD token while the origin deal runs",
-            404: "unknown match, hypothetical or ruling", 409: "refused: a game rule, a settled deal, contention",
-            413: "the request body is too large", 415: "the body is not sent as application/json",
-            422: "malformed request"}
-    return {c: ResponseSpec(s.ErrorBody, description=text[c], generate_examples=False) for c in {*codes, 422}}
-
-
-_WRITE = _errs(401, 403, 404, 409, 413, 415)
-_READ = _errs(401, 403, 404)
+_TEXT = {403: "not a TD token while the origin deal runs", 404: "unknown match, hypothetical or ruling",
+         409: "refused: a game rule, a settled deal, contention"}
+_WRITE = responses(401, 403, 404, 409, 413, 415, text=_TEXT)
+_READ = responses(401, 403, 404, text=_TEXT)
 
 
 def _sv(request: Request[Any, Any, Any]) -> Any:
@@ -74,18 +69,19 @@ def _readable(request: Request[Any, Any, Any], h: hy.Hypothetical) -> None:
                                         f"match {h.started.match} runs: it needs a TD token")
 
 
-def _td(request: Request[Any, Any, Any]) -> str:
-    who = require_td(_sv(request).caller(request))
-    return who.label or "td"
-
-
-@post("/hypotheticals", sync_to_thread=True, responses=_WRITE)
-def create_hypothetical(request: Request[Any, Any, Any], data: JSONBody[CreateHypothetical]) -> dict[str, Any]:
-    """Start a hypothetical from step `step` of deal `deal` of `match` (TD token)."""
-    by = _td(request)
+@post("/hypotheticals", guards=[td_only], responses=_WRITE)
+async def create_hypothetical(request: Request[Any, Any, Any], user: User,
+                              data: JSONBody[CreateHypothetical]) -> Response[dict[str, Any]]:
+    """Start a hypothetical from step `step` of deal `deal` of `match` (TD token): 201
+    with its URL in `Location`. (Async, as `POST /matches` is, for the same reason.)"""
     store = _sv(request).store
-    hypo_id = hy.create(store, data.match, data.deal, data.step, label=data.label, by=by)
-    return hy.state_json(store, hy.load(store, hypo_id), ALL)
+
+    def create() -> dict[str, Any]:
+        hypo_id = hy.create(store, data.match, data.deal, data.step, label=data.label, by=user.label or "td")
+        return hy.state_json(store, hy.load(store, hypo_id), ALL)
+
+    out = await anyio.to_thread.run_sync(create)
+    return Response(out, status_code=201, headers={"Location": f"/hypotheticals/{out['hypothetical']}"})
 
 
 @get("/hypotheticals", sync_to_thread=True, responses=_READ)
@@ -110,11 +106,10 @@ def get_hypothetical(request: Request[Any, Any, Any], hypo_id: HypoId) -> dict[s
     return out
 
 
-@post("/hypotheticals/{hypo_id:str}/commands", sync_to_thread=True, responses=_WRITE)
+@post("/hypotheticals/{hypo_id:str}/commands", sync_to_thread=True, guards=[td_only], responses=_WRITE)
 def hypothetical_command(request: Request[Any, Any, Any], hypo_id: HypoId,
                          data: JSONBody[HypoCommand]) -> dict[str, Any]:
     """Give a command as `player` in the hypothetical (TD token); its events and the new state."""
-    _td(request)
     store = _sv(request).store
     played = hy.act(store, hypo_id, data.player, data.verb, data.args)
     _sv(request).live.notify()  # a hearing room showing it follows the move
@@ -123,18 +118,17 @@ def hypothetical_command(request: Request[Any, Any, Any], hypo_id: HypoId,
             "legal": {p: [c.text() for c in hy.legal(h, p)] for p in h.match.players}}
 
 
-@post("/hypotheticals/{hypo_id:str}/rollouts", sync_to_thread=True, responses=_WRITE)
-def hypothetical_rollouts(request: Request[Any, Any, Any], hypo_id: HypoId,
+@post("/hypotheticals/{hypo_id:str}/rollouts", sync_to_thread=True, guards=[td_only], responses=_WRITE)
+def hypothetical_rollouts(request: Request[Any, Any, Any], user: User, hypo_id: HypoId,
                           data: JSONBody[RolloutRequest]) -> dict[str, Any]:
     """Play the hypothetical's deal to settlement `n` times with bots (TD token); the
     summary is recorded on its stream."""
     from kartludo.app import rollouts as ro
 
-    by = _td(request)
     store = _sv(request).store
     h = hy.load(store, hypo_id)
     result = ro.rollout(h, data.n, bots=data.bots, seed=data.seed, hidden=data.hidden)
-    ro.record(store, result, actor=by)
+    ro.record(store, result, actor=user.label or "td")
     _sv(request).live.notify()  # a hearing room showing it draws the new chart
     return ro.result_json(result)
 

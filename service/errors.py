@@ -1,0 +1,145 @@
+"""Errors as RFC 9457 problem details (``application/problem+json``).
+
+Every refusal names its kind (``type``, a link to the API docs' section on it), its
+``title``, ``status`` and ``detail``; a command a game rule refuses also names the
+``rule``. ``error`` repeats ``detail`` for clients written before problem details.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import ResponseSpec
+
+from kartludo.app.errors import AmbiguousMatch, AppError, InvalidInput, NotAllowed, UnknownMatch, UnknownPlayer
+from kartludo.engine.base import BadCommand, IllegalCommand
+from kartludo.service import schemas as s
+from kartludo.store import ConcurrencyConflict
+from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
+
+log = logging.getLogger(__name__)
+
+MEDIA_TYPE = "application/problem+json"
+
+#: every kind of problem the API answers with: slug -> (status, title, when)
+PROBLEMS: dict[str, tuple[int, str, str]] = {
+    "rule": (409, "Refused by a game rule",
+             "The command breaks a rule of the game; `rule` cites it as the rules pages do. Nothing was written."),
+    "conflict": (409, "Conflict",
+                 "The request clashes with the match's state or history (a settled deal, a reused `command_id`, "
+                 "contention after retries). Nothing was written."),
+    "invalid": (422, "Invalid request",
+                "A malformed body, path or query parameter, or a command the game cannot read; `errors` lists "
+                "each bad field when there are several."),
+    "unauthorized": (401, "Unauthorized", "A missing, malformed, unknown, revoked or expired bearer token."),
+    "forbidden": (403, "Forbidden", "The token may not do this (wrong role, another match's seat, a running deal)."),
+    "not-found": (404, "Not found", "No such match, ruling, series, hypothetical or page."),
+    "method-not-allowed": (405, "Method not allowed", "The path exists, but not for this HTTP method."),
+    "too-large": (413, "Request body too large", "The body exceeds the server's limit."),
+    "unsupported-media-type": (415, "Unsupported media type", "Send bodies as `application/json`."),
+    "too-many-streams": (429, "Too many open streams", "The caller holds as many live streams as it may."),
+    "unavailable": (503, "Service unavailable", "The database is unreachable or busy: try again shortly."),
+    "server-error": (500, "Internal server error", "A fault on the server, logged there; nothing internal is shown."),
+}
+_BY_STATUS = {status: slug for slug, (status, _, _) in PROBLEMS.items() if slug not in ("rule", "conflict")}
+_BY_STATUS[409] = "conflict"
+
+
+def problem_type(slug: str) -> str:
+    """The ``type`` URI of a kind of problem: its section in the offline API docs."""
+    return f"/schema#problem-{slug}"
+
+
+def problem(status: int, detail: str, *, rule: str | None = None, kind: str | None = None,
+            errors: list[dict[str, str]] | None = None, headers: dict[str, str] | None = None) -> Response[Any]:
+    slug = kind or _BY_STATUS.get(status)
+    if slug is None:  # a status with no kind of its own: RFC 9457's default type
+        type_, title = "about:blank", HTTPStatus(status).phrase
+    else:
+        type_, title = problem_type(slug), PROBLEMS[slug][1]
+    body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail, "error": detail,
+                            "rule": rule}
+    if errors:
+        body["errors"] = errors
+    return Response(body, status_code=status, headers=headers, media_type=MEDIA_TYPE)
+
+
+def responses(*codes: int, text: dict[int, str] | None = None) -> dict[int, ResponseSpec]:
+    """The OpenAPI entries of a route's problem responses (every route may meet a
+    malformed path or query parameter: 422)."""
+    said = {401: "missing, bad, revoked or expired token", 403: "wrong seat or role",
+            404: "unknown match, ruling or series",
+            409: "refused: a game rule (see `rule`), or a conflict (contention after retries, a reused command id)",
+            422: "malformed request", 413: "the request body is too large",
+            415: "the body is not sent as application/json", 429: "too many open live streams for this caller",
+            **(text or {})}
+    return {c: ResponseSpec(s.Problem, description=said[c], generate_examples=False, media_type=MEDIA_TYPE)
+            for c in {*codes, 422}}
+
+
+# --- exception handlers ----------------------------------------------------------------
+def _on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    status = 422 if exc.status_code == 400 else exc.status_code  # a malformed request body or parameter
+    headers = dict(exc.headers or {})
+    if status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    detail = str(exc.detail)
+    if status == 413:
+        detail = f"the request body is too large: at most {request.app.state.services.limits.max_body_bytes} bytes"
+    return problem(status, detail, headers=headers or None)
+
+
+def _on_validation(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:
+    """A malformed request: each bad field named in words (never a Python repr)."""
+    errors = [{k: str(v) for k, v in e.items()} for e in exc.extra if isinstance(e, dict)] \
+        if isinstance(exc.extra, list) else []
+    said = "; ".join(f"{e.get('source', 'request')} `{e['key']}`: {e.get('message', 'invalid')}" if e.get("key")
+                     else e.get("message", "invalid") for e in errors)
+    return problem(422, f"{exc.detail}: {said}" if said else str(exc.detail), errors=errors)
+
+
+def _on_illegal(_: Request[Any, Any, Any], exc: IllegalCommand) -> Response[Any]:
+    return problem(409, exc.message, rule=exc.rule, kind="rule")
+
+
+def _on_bad(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    return problem(422, str(exc))
+
+
+def _on_app(_: Request[Any, Any, Any], exc: AppError) -> Response[Any]:
+    if isinstance(exc, (UnknownMatch, AmbiguousMatch)):
+        return problem(404, str(exc))
+    if isinstance(exc, (UnknownPlayer, NotAllowed)):
+        return problem(403, str(exc))
+    if isinstance(exc, InvalidInput):
+        return problem(422, str(exc))
+    return problem(409, str(exc))
+
+
+def _on_store(_: Request[Any, Any, Any], exc: StoreError) -> Response[Any]:
+    if isinstance(exc, (DatabaseUnavailable, StoreBusy)):
+        return problem(503, str(exc))
+    if isinstance(exc, ConcurrencyConflict):
+        return problem(409, str(exc))
+    return problem(409, str(exc))
+
+
+def _on_server_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """A bug or an outage nobody foresaw: logged with its traceback, answered without internals."""
+    log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return problem(500, "internal server error (logged on the server)")
+
+
+HANDLERS: dict[type[Exception], Any] = {
+    HTTPException: _on_http,
+    ValidationException: _on_validation,
+    IllegalCommand: _on_illegal,
+    BadCommand: _on_bad,
+    AppError: _on_app,
+    StoreError: _on_store,
+    Exception: _on_server_error,
+}

@@ -1,0 +1,40 @@
+"""The league: standings and series (read models, brought up to date on each read)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Request, Response, get
+from litestar.params import FromQuery, Parameter
+
+from kartludo.projections import queries
+from kartludo.service import schemas as s
+from kartludo.service.deps import Caller, MatchId, Svcs
+from kartludo.service.errors import responses
+from kartludo.service.pagination import LINK_HEADER, Cursor, Limit, page
+
+Filter = Annotated[str | None, Parameter(pattern=s.ID_PATTERN)]
+Sort = FromQuery[Literal["rating", "matches", "wins", "score", "placement", "player"]]
+
+
+@get("/standings", sync_to_thread=True, responses=responses(401, 422), response_headers=LINK_HEADER)
+def get_standings(request: Request[Any, Any, Any], services: Svcs, who: Caller, game: Filter = None,
+                  sort: Sort = "rating", limit: Limit = None, after: Cursor = None) -> Response[list[dict[str, Any]]]:
+    """League standings (per game or across games), as `kartludo standings --format
+    json`, best first; `limit` and `after` (a player) page through them."""
+    with services.projections:
+        rows = msgspec.to_builtins(queries.standings(services.store, game, sort))
+    return page(request, rows, lambda r: r["player"], limit, after)
+
+
+@get("/series/{series_id:str}", sync_to_thread=True, responses=responses(401, 404))
+def get_series(services: Svcs, who: Caller, series_id: MatchId) -> dict[str, Any]:
+    """A series: its matches and standings."""
+    from kartludo.app.series import resolve_series
+
+    with services.projections:
+        return msgspec.to_builtins(queries.series_report(services.store, resolve_series(services.store, series_id)))
+
+
+ROUTES = [get_standings, get_series]

@@ -1,0 +1,191 @@
+"""Matches: create, list, read (state, events, replay), deal, command.
+
+Guards say who may call (``td_only``, ``seat_only``); the caller, the match id (any
+unique prefix), the seat and the view arrive by dependency injection (``service.auth``).
+What a reader sees is ``app.visibility``'s policy, laid out by ``app.presenters``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio.to_thread
+from litestar import Request, Response, get, post
+from litestar.exceptions import NotFoundException
+from litestar.params import JSONBody, Parameter
+
+from kartludo.app import autodeal
+from kartludo.app.errors import AppError
+from kartludo.app.presenters import events_json, outcome_out, replay_steps, view_json, view_name
+from kartludo.app.replay import build
+from kartludo.app.tokens import Principal, reissue_seat_tokens, seat_tokens_stream, token_events
+from kartludo.app.visibility import deal_over, read_match, replay_viewer
+from kartludo.engine.base import ALL, Viewer
+from kartludo.projections import queries
+from kartludo.service import schemas as s
+from kartludo.service.deps import Caller, MatchOf, Seat, Svc, Svcs, User, View, seat_only, td_only
+from kartludo.service.services import Services
+from kartludo.service.errors import responses
+from kartludo.service.pagination import LINK_HEADER, Cursor, Limit, next_link, page
+
+Filter = Annotated[str | None, Parameter(pattern=s.ID_PATTERN)]
+Position = Annotated[int, Parameter(ge=0, le=2**62)]
+
+
+def caller_scope(who: Principal) -> str:
+    """Whose idempotency keys a TD's request uses: its token's (a seat's keys are its seat's)."""
+    return f"token {who.token_hash}"
+
+
+# (/matches has a GET and a POST: Litestar 2 wraps the first of two sync handlers of a
+# path in a thread twice, which a handler returning a Response does not survive, so
+# these two are async and run their store calls in a worker thread themselves)
+@post("/matches", guards=[td_only], responses=responses(401, 403, 404, 409, 413, 415, 422))
+async def create_match(services: Svcs, user: User, data: JSONBody[s.CreateMatch]) -> Response[s.CreatedMatch]:
+    """Create a match (TD token): 201 with its URL in `Location`. Returns one secret
+    seat token per player, shown only here. A retry with the same `command_id` returns
+    the same match with `duplicate` set and new seat tokens (the first ones are revoked:
+    a secret is never stored). A `command_id` is the TD token's own: another token's
+    same key makes another match, and the same key with a different request is a 409."""
+    created = await anyio.to_thread.run_sync(_create_match, services, user, data)
+    return Response(created, status_code=201, headers={"Location": f"/matches/{created.match}"})
+
+
+def _create_match(services: Services, user: Principal, data: s.CreateMatch) -> s.CreatedMatch:
+    svc = services.svc
+    issued: dict[str, list[str]] = {}
+    actor = user.label or "td"
+
+    def seat_tokens(match_id: str, seats: list[str]) -> list[tuple[str, list[Any], int]]:
+        # the match and its seat tokens (in the match's own tokens stream) in one transaction
+        secrets, events = token_events([("seat", match_id, i, p) for i, p in enumerate(seats)])
+        issued["secrets"] = secrets
+        return [(seat_tokens_stream(match_id), events, 0)]
+
+    match_id, duplicate = svc.create_once(data.game, data.players, seed=data.seed, options=data.options,
+                                          series=data.series, actor=actor, command_id=data.command_id,
+                                          caller=caller_scope(user),
+                                          also=autodeal.both(seat_tokens, autodeal.setting(data.auto_deal)))
+    with services.locked(match_id):
+        players = svc.load(match_id).players
+    if duplicate:
+        issued["secrets"] = reissue_seat_tokens(services.store, match_id, players, actor=actor,
+                                                reason=f"match creation {data.command_id!r} retried")
+    services.wrote(user)
+    services.live.notify()
+    return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])), duplicate)
+
+
+@get("/matches", responses=responses(401, 422), response_headers=LINK_HEADER)
+async def get_matches(request: Request[Any, Any, Any], services: Svcs, who: Caller,
+                      game: Filter = None, limit: Limit = None, after: Cursor = None) -> Response[list[dict[str, Any]]]:
+    """Every match (id, game, status, deal, players, series, created_at), oldest first;
+    `limit` and `after` page through them."""
+    rows = await anyio.to_thread.run_sync(_matches, services, game)
+    return page(request, rows, lambda r: r["match"], limit, after)
+
+
+def _matches(services: Services, game: str | None) -> list[dict[str, Any]]:
+    with services.projections:
+        return queries.list_matches(services.store, game)
+
+
+@get("/matches/{match_id:str}", sync_to_thread=True, responses=responses(401, 404))
+def get_match(services: Svcs, svc: Svc, mid: MatchOf, viewer: View) -> dict[str, Any]:
+    """The match now, in the caller's view (same fields as `kartludo state --json`)."""
+    with services.locked(mid):
+        return view_json(svc, svc.load(mid), viewer)
+
+
+@get("/matches/{match_id:str}/state", sync_to_thread=True, responses=responses(401, 404))
+def get_state(services: Svcs, svc: Svc, mid: MatchOf, viewer: View) -> dict[str, Any]:
+    """The match now, in the caller's view: a seat sees its own hand (and `legal`, its
+    legal commands), a TD every hand, no token public information only."""
+    with services.locked(mid):
+        return view_json(svc, svc.load(mid), viewer)
+
+
+@post("/matches/{match_id:str}/deals", sync_to_thread=True, guards=[td_only],
+      responses=responses(401, 403, 404, 409, 413, 415, 422))
+def start_deal(services: Svcs, svc: Svc, user: User, mid: MatchOf,
+               data: JSONBody[s.StartDeal | None] = None) -> s.OutcomeOut:
+    """Start the next deal (TD token), with the seeded shuffle or an explicit deck (top first)."""
+    body = data or s.StartDeal()
+    with services.locked(mid):
+        outcome = svc.deal(mid, body.deck, actor=user.label or "td", command_id=body.command_id,
+                           caller=caller_scope(user))
+        out = outcome_out(svc, svc.load(mid, refresh=False), outcome, ALL)
+    services.wrote(user)
+    services.live.notify()
+    return out
+
+
+@post("/matches/{match_id:str}/commands", sync_to_thread=True, guards=[seat_only],
+      responses=responses(401, 403, 404, 409, 413, 415, 422))
+def submit_command(services: Svcs, svc: Svc, user: User, mid: MatchOf, seat: Seat,
+                   data: JSONBody[s.SubmitCommand]) -> s.OutcomeOut:
+    """One command for the token's seat (`{"verb": "discard", "args": ["R5"]}`). A refused
+    command is a 409 naming the rule and writes nothing; a repeated `command_id`
+    returns the first result. The response also carries the match after the command in
+    the seat's view (`state`) and the seat's legal commands now (`legal`)."""
+    with services.locked(mid):
+        match = svc.load(mid, refresh=False)
+        outcome = svc.act(mid, match.players[seat], data.verb, data.args, command_id=data.command_id)
+        dealt = autodeal.deal_if_due(svc, mid)
+        out = outcome_out(svc, svc.load(mid, refresh=False), outcome, seat)
+        if dealt is not None:
+            out.dealt = True
+    services.wrote(user)
+    services.live.notify()
+    return out
+
+
+@get("/matches/{match_id:str}/legal", sync_to_thread=True, guards=[seat_only], responses=responses(401, 403, 404))
+def get_legal(services: Svcs, svc: Svc, mid: MatchOf, seat: Seat) -> list[str]:
+    """The commands the token's seat may give now."""
+    with services.locked(mid):
+        match = svc.load(mid)
+        return [c.text() for c in svc.legal(match, match.players[seat])]
+
+
+@get("/matches/{match_id:str}/events", sync_to_thread=True, responses=responses(401, 404, 422),
+     response_headers=LINK_HEADER)
+def get_events(request: Request[Any, Any, Any], services: Svcs, who: Caller, mid: MatchOf, viewer: View,
+               after: Position = 0, limit: Limit = None) -> Response[list[s.EventOut]]:
+    """The match's events after global position `after`, each in the caller's view
+    (the events of a deal that has ended are public); with `limit`, at most that many,
+    and a `Link` to the next page while more follow."""
+    wanted = None if limit is None else limit + 1
+    events = services.read(who, lambda reader: events_json(reader, mid, viewer, after, wanted))
+    if limit is None or len(events) <= limit:
+        return Response(events)
+    events = events[:limit]
+    return Response(events, headers={"Link": next_link(request, events[-1].position, limit)})
+
+
+@get("/matches/{match_id:str}/replay", sync_to_thread=True, responses=responses(401, 403, 404, 422))
+def get_replay(services: Svcs, svc: Svc, who: Caller, mid: MatchOf, viewer: View,
+               deal: Annotated[int | None, Parameter(ge=1, le=10_000)] = None,
+               to: Annotated[int | None, Parameter(ge=1, le=100_000)] = None,
+               view: Filter = None) -> s.ReplayOut:
+    """A deal step by step (default: the latest deal; `to`: only step `to`). A deal that
+    has ended is public: every hand by default, or `view` = `public` or a player's name
+    for what that seat saw. A running deal is shown in the caller's view (`view` may
+    narrow it: a TD may ask for any seat's view, a seat only for its own or `public`)."""
+    records = services.read(who, lambda reader: reader.records(mid))
+    try:
+        rep = build(mid, records, deal)
+    except AppError as exc:
+        raise NotFoundException(str(exc)) from None
+    reading = read_match(mid, records, viewer)
+    ended = rep.deal != rep.deals[-1] or deal_over(reading.match)
+    shown = replay_viewer(rep.match.players, ALL if ended else viewer, view)
+    count = len(rep.steps)
+    if to is not None and to > count:
+        raise NotFoundException(f"deal {rep.deal} has {count} steps, not {to}")
+    steps = replay_steps(svc, rep, [to] if to else list(range(1, count + 1)), shown, reading)
+    return s.ReplayOut(mid, rep.deal, rep.deals, ended, steps, view_name(rep.match.players, shown))
+
+
+ROUTES = [create_match, get_matches, get_match, get_state, start_deal, submit_command, get_legal, get_events,
+          get_replay]

@@ -1,0 +1,102 @@
+"""The live stream: a match's events as Server-Sent Events, as they are committed.
+
+Authority is checked on every use, not once: the token is looked up again on every
+new event and every second, so a revoked token's stream ends within a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import anyio.to_thread
+import msgspec
+from litestar import Request, get
+from litestar.params import Parameter
+from litestar.response import ServerSentEvent
+from litestar.response.sse import ServerSentEventMessage
+
+# (named as before the move, so the stream's body reads as it did)
+from kartludo.app.presenters import events_json as visible_events
+from kartludo.service.auth import viewer_of
+from kartludo.service.deps import MatchId
+from kartludo.service.errors import responses
+
+Position = Annotated[int, Parameter(ge=0, le=2**62)]
+
+
+def _services(request: Request[Any, Any, Any]) -> Any:
+    return request.app.state.services
+
+
+#: a live stream re-checks its token at least this often (seconds), and on every wake-up
+TOKEN_CHECK_SECONDS = 1.0
+#: a live stream with nothing to send says it is alive this often (seconds)
+KEEP_ALIVE_SECONDS = 15.0
+
+
+@get("/matches/{match_id:str}/stream", responses=responses(401, 404, 429))
+async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Position = 0) -> ServerSentEvent:
+    """Server-Sent Events: every event of the match after global position `after` (or
+    the `Last-Event-ID` header of a reconnecting client), then each new one as soon as
+    it is committed (by any process), in the caller's view. Each message has `id` = the
+    event's position, `event` = its type, `data` = the event as in `/events`. The token
+    is checked again on every new event and every second: a revoked token's stream ends
+    within a second. A token (or, without one, a client address) may hold only a few
+    streams open at once (429 beyond)."""
+    last_id = request.headers.get("last-event-id", "")
+    if last_id.isdigit() and len(last_id) < 19:
+        after = max(after, int(last_id))
+    sv = _services(request)
+    who = await anyio.to_thread.run_sync(sv.caller, request)
+    mid = await anyio.to_thread.run_sync(lambda: sv.svc.resolve(match_id))
+    viewer = viewer_of(who, mid)
+    slot = sv.streams.take(who, request.client.host if request.client else "unknown")
+    encode = msgspec.json.encode
+    loop = asyncio.get_running_loop()
+
+    def token_live() -> bool:
+        return who is None or sv.tokens.is_live(who.token_hash)
+
+    async def messages() -> AsyncIterator[ServerSentEventMessage]:
+        try:
+            seen = after
+            changed = True  # the backlog first
+            quiet_since = loop.time()
+            woke = 0.0  # the backlog needs only the caller's own writes; a wake-up, the commit behind it
+            while True:
+                wake = sv.live.changed
+                new = []
+                if changed:
+                    new = await anyio.to_thread.run_sync(
+                        lambda after=seen, since=woke: sv.read(
+                            who, lambda svc: visible_events(svc, mid, viewer, after),
+                            fence=sv.current(since) if since else 0))
+                # checked after the read: every event sent was committed while the token was live
+                if not await anyio.to_thread.run_sync(token_live):
+                    yield ServerSentEventMessage(comment="token revoked: the stream ends", data=None)
+                    return
+                for ev in new:
+                    seen = ev.position
+                    quiet_since = loop.time()
+                    yield ServerSentEventMessage(data=encode(ev).decode(), event=ev.type, id=ev.position)
+                try:
+                    await asyncio.wait_for(wake.wait(), timeout=TOKEN_CHECK_SECONDS)
+                    changed = True
+                    woke = sv.woken_at(wake)
+                except TimeoutError:
+                    changed = False
+                if not changed and loop.time() - quiet_since >= KEEP_ALIVE_SECONDS:
+                    quiet_since = loop.time()
+                    yield ServerSentEventMessage(comment="keep-alive", data=None)
+        finally:
+            slot.release()
+
+    iterator = messages()
+    weakref.finalize(iterator, slot.release)  # a response that never starts still gives its slot back
+    return ServerSentEvent(iterator)
+
+
+ROUTES = [stream]

@@ -47,6 +47,7 @@ def shell(title: str, script: str | None, *, body: str | None = None, status: in
 <a href="/ui/audit">Rulings</a>
 <a href="/ui/cards">Cards</a>
 <a href="/ui/rules">Rules</a>
+<a href="/schema">API</a>
 </nav></header>
 <main id="main" tabindex="-1"{attrs}>{content}</main>
 </body>

@@ -11,9 +11,13 @@ export class ApiError extends Error {
   }
 }
 
-/** Call the JSON API; throws ApiError naming the server's reason. */
+/**
+ * Call the JSON API; throws ApiError naming the server's reason. Errors are RFC 9457
+ * problem details (application/problem+json): `detail` says what went wrong, `rule`
+ * names the game rule a refused command breaks.
+ */
 export async function api(path, { token = null, method = "GET", body = undefined } = {}) {
-  const headers = { Accept: "application/json" };
+  const headers = { Accept: "application/json, application/problem+json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -25,7 +29,7 @@ export async function api(path, { token = null, method = "GET", body = undefined
     data = null;
   }
   if (!resp.ok) {
-    const message = (data && (data.error || data.detail)) || `${resp.status} ${resp.statusText}`;
+    const message = (data && (data.detail || data.error || data.title)) || `${resp.status} ${resp.statusText}`;
     throw new ApiError(resp.status, message, data && data.rule);
   }
   return data;

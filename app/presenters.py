@@ -130,7 +130,7 @@ def moves_json(match: Match, seat: int) -> dict[str, Any]:
     game, state = match.game, match.state
     legal = game.legal_commands(state, seat) if seat in game.to_act(state) else []
     return {"legal": [c.text() for c in legal],
-            "shapes": [to_builtins(x) for x in game.legal_shapes(state, seat, legal)],
+            "shapes": [msgspec.to_builtins(x) for x in game.legal_shapes(state, seat, legal)],
             "cautions": game.legal_cautions(state, seat, legal)}
 
 

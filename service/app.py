@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Litestar, Request
+from litestar.connection import ASGIConnection
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.handlers import BaseRouteHandler
 from litestar.openapi import OpenAPIConfig
@@ -34,13 +35,14 @@ def _services(request: Request[Any, Any, Any]) -> Services:
     return request.app.state.services  # type: ignore[no-any-return]
 
 
-async def _check_body(request: Request[Any, Any, Any], _: BaseRouteHandler) -> None:
+async def _check_body(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
     """Before anything else reads a body: it must be JSON (415), within the size limit
     (413) and not nested deeper than the limit (422; a deep body would exhaust the
     JSON parser's recursion). An app-wide guard, so it runs before the routes' own
     (a malformed body is refused as such, whoever sends it)."""
-    if request.method not in ("POST", "PUT", "PATCH"):
+    if not isinstance(connection, Request) or connection.method not in ("POST", "PUT", "PATCH"):
         return
+    request = connection
     limits = _services(request).limits
     length = request.headers.get("content-length")
     chunked = "chunked" in request.headers.get("transfer-encoding", "").lower()

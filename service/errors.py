@@ -14,6 +14,7 @@ from typing import Any
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import ResponseSpec
+from litestar.types import ExceptionHandlersMap
 
 from kartludo.app.errors import AmbiguousMatch, AppError, InvalidInput, NotAllowed, UnknownMatch, UnknownPlayer
 from kartludo.engine.base import BadCommand, IllegalCommand
@@ -134,7 +135,7 @@ def _on_server_error(request: Request[Any, Any, Any], exc: Exception) -> Respons
     return problem(500, "internal server error (logged on the server)")
 
 
-HANDLERS: dict[type[Exception], Any] = {
+HANDLERS: ExceptionHandlersMap = {
     HTTPException: _on_http,
     ValidationException: _on_validation,
     IllegalCommand: _on_illegal,

@@ -33,7 +33,8 @@ def get_audit(request: Request[Any, Any, Any], services: Svcs, who: Caller, matc
 def get_ruling(services: Svcs, who: Caller, match_id: MatchId, ruling_id: MatchId) -> dict[str, Any]:
     """One ruling (audit id `MATCH/RULING`): facts, effect, status, dispute history."""
     with services.projections:
-        return msgspec.to_builtins(queries.resolve_ruling(services.store, f"{match_id}/{ruling_id}"))
+        out: dict[str, Any] = msgspec.to_builtins(queries.resolve_ruling(services.store, f"{match_id}/{ruling_id}"))
+    return out
 
 
 @post("/audit/{match_id:str}/{ruling_id:str}/appeal", sync_to_thread=True, guards=[authenticated],
@@ -54,7 +55,8 @@ def appeal_ruling(services: Svcs, user: User, match_id: MatchId, ruling_id: Matc
         out = queries.resolve_ruling(services.store, record.id)
     services.wrote(user)
     services.live.notify()
-    return msgspec.to_builtins(out)
+    shown: dict[str, Any] = msgspec.to_builtins(out)
+    return shown
 
 
 @post("/audit/{match_id:str}/{ruling_id:str}/decide", sync_to_thread=True, guards=[td_only],
@@ -69,7 +71,8 @@ def decide_ruling(services: Svcs, user: User, match_id: MatchId, ruling_id: Matc
         out = queries.resolve_ruling(services.store, record.id)
     services.wrote(user)
     services.live.notify()
-    return msgspec.to_builtins(out)
+    shown: dict[str, Any] = msgspec.to_builtins(out)
+    return shown
 
 
 ROUTES = [get_audit, get_ruling, appeal_ruling, decide_ruling]

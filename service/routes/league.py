@@ -34,7 +34,9 @@ def get_series(services: Svcs, who: Caller, series_id: MatchId) -> dict[str, Any
     from kartludo.app.series import resolve_series
 
     with services.projections:
-        return msgspec.to_builtins(queries.series_report(services.store, resolve_series(services.store, series_id)))
+        out: dict[str, Any] = msgspec.to_builtins(queries.series_report(services.store,
+                                                                         resolve_series(services.store, series_id)))
+    return out
 
 
 ROUTES = [get_standings, get_series]

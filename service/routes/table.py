@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from litestar import get
 
 from kartludo.app import autodeal
-from kartludo.events.base import to_builtins
 from kartludo.service.deps import MatchOf, Seat, Svc, Svcs, seat_only, td_only
 from kartludo.service.errors import responses
 
@@ -27,7 +27,7 @@ def get_moves(services: Svcs, svc: Svc, mid: MatchOf, seat: Seat) -> dict[str, A
         game, state = match.game, match.state
         legal = game.legal_commands(state, seat)
         return {"legal": [c.text() for c in legal],
-                "shapes": [to_builtins(x) for x in game.legal_shapes(state, seat, legal)],
+                "shapes": [msgspec.to_builtins(x) for x in game.legal_shapes(state, seat, legal)],
                 "cautions": game.legal_cautions(state, seat, legal)}
 
 

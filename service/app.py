@@ -3,9 +3,10 @@
 Every rule lives in the library (``MatchService``, ``replay``, ``audit``, ``standings``,
 ``series``); what a reader may see is ``app.visibility``'s, how it looks
 ``app.presenters``'. The routes (``service.routes``) only map HTTP to them: guards
-say who may call, dependencies (``service.auth``) bring the caller, the match and the
+say who may call, dependencies (``service.deps``) bring the caller, the match and the
 view, and errors become problem details (``service.errors``).
 Store calls are synchronous: handlers run in worker threads (``sync_to_thread``).
+What the handlers share is ``Services`` (``service.services``).
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-import msgspec
 import anyio.to_thread
+import msgspec
 from litestar import Request, Response, get, post
 from litestar.exceptions import PermissionDeniedException
 from litestar.params import JSONBody, Parameter

@@ -20,7 +20,7 @@ from kartludo.app.presenters import events_json, outcome_out, replay_steps, view
 from kartludo.app.replay import build
 from kartludo.app.tokens import Principal, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.app.visibility import deal_over, read_match, replay_viewer
-from kartludo.engine.base import ALL, Viewer
+from kartludo.engine.base import ALL
 from kartludo.projections import queries
 from kartludo.service import schemas as s
 from kartludo.service.deps import Caller, MatchOf, Seat, Svc, Svcs, User, View, seat_only, td_only

@@ -1,8 +1,13 @@
-"""Wake-ups for live streams when anything is committed, by this process or another.
+"""Live streams: wake-ups per match when something is committed (by this process or
+another), and each match's new events folded once for all its streams.
 
-On PostgreSQL one LISTEN connection on ``NOTIFY_CHANNEL`` (every commit to ``events``
-notifies it); on SQLite a poll of ``head_position()`` every ``POLL_SECONDS``.
-Subscribers take ``hub.changed`` *before* reading, then wait on it: no wake-up is lost.
+On PostgreSQL one LISTEN connection on ``NOTIFY_CHANNEL`` (every commit notifies it with
+the stream it wrote); on SQLite a poll of ``head_position()`` every ``POLL_SECONDS``,
+then of the streams written since. Subscribers take ``hub.changed_for(match)`` (or
+``hub.changed``, woken by any commit) *before* reading, then wait on it: no wake-up is
+lost. A stream on a match waits only for that match's commits, and reads them from the
+match's ``MatchFeed``: one read and one fold per commit however many streams watch it,
+then one redaction per kind of viewer.
 """
 
 from __future__ import annotations
@@ -11,17 +16,26 @@ import asyncio
 import contextlib
 import logging
 import threading
+import weakref
 from collections import Counter
+from typing import Any
 
 import anyio.to_thread
 from litestar.exceptions import TooManyRequestsException
 
-from kartludo.app.tokens import Principal
+from kartludo.app.matches import MATCH_PREFIX, Match, describe, step, stream_of
+from kartludo.app.tokens import TOKENS_STREAM, Principal, seat_tokens_stream
+from kartludo.app.visibility import Shown, deal_over, match_over, read_match, redact, sees_secrets
+from kartludo.engine.base import ALL, Viewer
+from kartludo.events.match import DealStarted, MatchClosed
 from kartludo.service.limits import Limits
-from kartludo.store import EventStore
+from kartludo.store import EventStore, Recorded
 from kartludo.store.schema import NOTIFY_CHANNEL
 
 POLL_SECONDS = 0.2
+SEAT_TOKENS_PREFIX = seat_tokens_stream("")
+#: the NOTIFY payload of a write naming no single stream (``store.postgres.ANY_STREAM``)
+ANY_STREAM = "*"
 log = logging.getLogger(__name__)
 
 
@@ -32,16 +46,65 @@ class LiveHub:
         self.changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: per match, the event its streams wait on (held by them: dropped with the last)
+        self._waiting: weakref.WeakValueDictionary[str, asyncio.Event] = weakref.WeakValueDictionary()
+        self._feeds: weakref.WeakValueDictionary[str, MatchFeed] = weakref.WeakValueDictionary()
+        self._feeds_lock = threading.Lock()
+        #: matches written since the last bump (None: unknown, wake every match)
+        self._written: set[str] | None = set()
+
+    def changed_for(self, match_id: str) -> asyncio.Event:
+        """What a stream on ``match_id`` waits on: set by the next commit to that match
+        (or one naming no stream). Only for the event loop's thread."""
+        wake = self._waiting.get(match_id)
+        if wake is None:
+            wake = self._waiting[match_id] = asyncio.Event()
+        return wake
 
     def bump(self) -> None:
+        """Wake the waiters of ``changed`` and of the matches written since the last bump
+        (``_written``; None: every match)."""
         old, self.changed = self.changed, asyncio.Event()
         old.set()
+        written, self._written = self._written, set()
+        for match_id in list(self._waiting.keys()) if written is None else written:
+            wake = self._waiting.pop(match_id, None)
+            if wake is not None:
+                wake.set()
 
-    def notify(self) -> None:
-        """Wake the subscribers from any thread (after a commit by this process)."""
+    def wrote(self, streams: list[str] | None) -> None:
+        """Commits to ``streams`` (None: unknown ones): wake whom they concern. A match's
+        stream or its seat tokens wake that match's streams; the tokens stream (a
+        revocation, an expiry) every stream; other streams (series, hearings) only
+        ``changed``. On the event loop's thread."""
+        if streams is None or self._written is None:
+            self._written = None
+        else:
+            for stream in streams:
+                if stream.startswith(MATCH_PREFIX):
+                    self._written.add(stream.removeprefix(MATCH_PREFIX))
+                elif stream.startswith(SEAT_TOKENS_PREFIX):
+                    self._written.add(stream.removeprefix(SEAT_TOKENS_PREFIX))
+                elif stream == TOKENS_STREAM:
+                    self._written = None
+                    break
+        self.bump()
+
+    def notify(self, match_id: str | None = None) -> None:
+        """Wake the subscribers from any thread (after a commit by this process): those
+        of ``match_id`` (None: of every match)."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.bump)
+            loop.call_soon_threadsafe(self.wrote, None if match_id is None else [stream_of(match_id)])
+
+    def feed(self, match_id: str) -> "MatchFeed":
+        """The shared feed of ``match_id`` (kept while a stream holds it). Blocking: call
+        it from a worker thread."""
+        with self._feeds_lock:
+            feed = self._feeds.get(match_id)
+            if feed is None:
+                feed = self._feeds[match_id] = MatchFeed(self.store, match_id)
+            return feed
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -67,8 +130,18 @@ class LiveHub:
                 log.debug("head_position failed (%s); polling on", exc)
                 continue
             if now != head:
+                try:
+                    written = await anyio.to_thread.run_sync(self._streams_between, head, now)
+                except Exception as exc:  # noqa: BLE001 - a busy database: wake everyone rather than miss one
+                    log.debug("reading the streams written failed (%s); waking every stream", exc)
+                    written = None
                 head = now
-                self.bump()
+                self.wrote(written)
+
+    def _streams_between(self, after: int, upto: int) -> list[str]:
+        rows = self.store.select("SELECT DISTINCT stream_id FROM events WHERE position > :a AND position <= :b",
+                                 a=after, b=upto)
+        return [row[0] for row in rows]
 
     def _conninfo(self) -> str:
         url = self.store.engine.url.set(drivername="postgresql")
@@ -81,14 +154,150 @@ class LiveHub:
             try:
                 async with await psycopg.AsyncConnection.connect(self._conninfo(), autocommit=True) as conn:
                     await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
-                    self.bump()  # anything committed while (re)connecting
-                    async for _note in conn.notifies():
-                        self.bump()
+                    self.wrote(None)  # anything committed while (re)connecting
+                    async for note in conn.notifies():
+                        # the payload names the stream written ("*": an import, any stream)
+                        self.wrote(None if note.payload in ("", ANY_STREAM) else [note.payload])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - reconnect after a lost connection
                 log.warning("LISTEN %s failed (%s); retrying", NOTIFY_CHANNEL, exc)
                 await asyncio.sleep(1.0)
+
+
+class Entry:
+    """One event of a feed: its record, the match state before it and its deal."""
+
+    __slots__ = ("record", "before", "deal")
+
+    def __init__(self, record: Recorded, before: Any, deal: int | None) -> None:
+        self.record, self.before, self.deal = record, before, deal
+
+
+class MatchFeed:
+    """A match's newest events, read and folded once for every live stream on it, and
+    shown to each kind of viewer as ``app.visibility.read_match`` would show them.
+
+    It holds the events after ``base_position`` (at most ``KEEP`` of them): a stream
+    that has seen that far reads the rest here; one further behind reads the store.
+    Everything here is guarded by ``lock`` (streams read it from worker threads).
+    """
+
+    #: events kept for streams that fall behind (and for hashes, see ``_exact_to``)
+    KEEP = 1024
+
+    def __init__(self, store: EventStore, match_id: str) -> None:
+        from kartludo.app import snapshots
+
+        self.store, self.id = store, match_id
+        self.lock = threading.Lock()
+        match = snapshots.load(store, match_id)  # its own copy: folded here only
+        if match is None:
+            from kartludo.app.errors import UnknownMatch
+
+            raise UnknownMatch(f"no match {match_id!r}")
+        self.match: Match = match
+        stream = stream_of(match_id)
+        first = store.read_stream(stream, 1, 1)[0]
+        base = first if match.version == 1 else store.read_stream(stream, match.version, match.version)[0]
+        #: the match's first event (``MatchCreated``): whether it is shown exactly decides every hash
+        self.created = first
+        self.base_position, self.base_version = base.position, base.version
+        deal = match.game.deal_number(match.state)
+        self.current: int | None = deal or None
+        self.entries: list[Entry] = []
+        #: the wake-up this feed last read the store for (every stream it woke shares the read)
+        self.read_for: object = None
+        #: per (viewer, td): the version up to which every event is shown exactly
+        self._exact: dict[tuple[Viewer, bool], int] = {}
+        #: per (viewer, td): the events as shown, by version, while ``_signature`` holds
+        self._shown: dict[tuple[Viewer, bool], dict[int, tuple[Shown, str]]] = {}
+        self._signature: tuple[Any, ...] = ()
+
+    def catch_up(self, wake: object = None) -> None:
+        """Read and fold what was committed since (once per wake-up ``wake``)."""
+        with self.lock:
+            if wake is not None and wake is self.read_for:
+                return
+            self.read_for = wake
+            match = self.match
+            newer = self.store.read_stream(stream_of(self.id), from_version=match.version + 1)
+            for rec in newer:
+                event = rec.event
+                if isinstance(event, DealStarted):
+                    self.current = event.deal
+                self.entries.append(Entry(rec, match.state, self.current))
+                match.fold(event, rec.version)
+            if len(self.entries) > self.KEEP:
+                dropped = self.entries[: len(self.entries) - self.KEEP // 2]
+                del self.entries[: len(dropped)]
+                self.base_position, self.base_version = dropped[-1].record.position, dropped[-1].record.version
+                for shown in self._shown.values():
+                    for rec in (e.record for e in dropped):
+                        shown.pop(rec.version, None)
+
+    def since(self, after: int, viewer: Viewer, td: bool) -> list[tuple[Shown, str]] | None:
+        """The events after global position ``after`` in ``viewer``'s view, each with its
+        one-line description; None when this feed no longer holds them all."""
+        with self.lock:
+            if after < self.base_position:
+                return None
+            new = [e for e in self.entries if e.record.position > after]
+            if not new:
+                return []
+            match = self.match
+            last_ended = deal_over(match)
+            signature = (self.current, last_ended, match_over(match), match.closed)
+            if signature != self._signature:  # a deal or the match ended: what is hidden changed
+                self._signature = signature
+                self._shown.clear()
+            key = (viewer, td)
+            cache = self._shown.setdefault(key, {})
+            secrets = sees_secrets(viewer, td, match_over(match))
+            exact_to = self._exact_to(key, secrets, last_ended)
+            out = []
+            for entry in new:
+                rec = entry.record
+                hit = cache.get(rec.version)
+                if hit is None:
+                    event, seen = self._redacted(entry, viewer, secrets, last_ended)
+                    shown = Shown(rec, event, seen, entry.before, rec.hash.hex() if rec.version <= exact_to else None)
+                    text = describe(match.game, entry.before, rec.event, seen, match.players)
+                    hit = cache[rec.version] = (shown, text)
+                out.append(hit)
+            return out
+
+    def _redacted(self, entry: Entry, viewer: Viewer, secrets: bool, last_ended: bool) -> tuple[Any, Viewer]:
+        ended = entry.deal is not None and (entry.deal != self.current or last_ended)
+        seen = ALL if ended else viewer
+        return redact(self.match.game, entry.before, entry.record.event, seen, secrets=secrets), seen
+
+    def _exact_to(self, key: tuple[Viewer, bool], secrets: bool, last_ended: bool) -> int:
+        """The version up to which every event of the match is shown to ``key`` exactly
+        as stored (its hashes are shown that far). It only grows: an event once shown
+        exactly stays so, as deals and the match end and hide less."""
+        game = self.match.game
+        done = self._exact.get(key, 0)
+        if done == 0:
+            if redact(game, None, self.created.event, key[0], secrets=secrets) != self.created.event:
+                return 0  # the seed is withheld: so is every hash, as long as that holds
+            done = 1
+        last = self.match.version
+        while done < last:
+            version = done + 1
+            if version <= self.base_version:  # before this feed: ask the whole stream once
+                reading = read_match(self.id, self.store.read_stream(stream_of(self.id), 1, self.match.version),
+                                     key[0], td=key[1])
+                done = next((s.record.version - 1 for s in reading.shown if s.hash is None), reading.match.version)
+                if done <= self.base_version:
+                    break
+                continue
+            entry = self.entries[version - self.base_version - 1]
+            if self._redacted(entry, key[0], secrets, last_ended)[0] != entry.record.event:
+                break
+            done = version
+        self._exact[key] = done
+        return done
 
 
 class StreamSlot:

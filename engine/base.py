@@ -505,8 +505,12 @@ def accepted(check: Callable[[S, Command], Any], state: S, candidates: Iterable[
         except IllegalCommand:
             continue
         legal.append(command)
-    legal.sort()
+    legal.sort(key=_command_order)  # Command.__lt__'s order, each command's text made once
     return legal
+
+
+def _command_order(command: Command) -> tuple[int, str]:
+    return command.seat, command.text()
 
 
 def fold(game: Game[S], created: MatchCreated, events: Iterable[Event]) -> S:

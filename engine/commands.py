@@ -261,7 +261,8 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
         return [word for arg in self.arguments for word in arg.show(self)]
 
     def text(self) -> str:
-        return " ".join([self.verb(), *self.args()])
+        args = self.args()
+        return f"{self.verb()} {' '.join(args)}" if args else self.verb()
 
     def __lt__(self, other: "Command") -> bool:  # sorted legal commands
         return (self.seat, self.text()) < (other.seat, other.text())

@@ -54,6 +54,8 @@ class Uxinjo(Game[UxState]):
     next_dealer = staticmethod(commands.next_dealer)
     check = staticmethod(commands.check)
     candidates = staticmethod(commands.candidates)
+    #: every player command, whatever the phase (tests try each for its refusal)
+    every_candidate = staticmethod(commands.every_candidate)
     evolve = staticmethod(fold.evolve)
     automatic = staticmethod(settle.automatic)
     to_act = staticmethod(commands.to_act)

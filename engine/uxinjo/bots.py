@@ -1,18 +1,21 @@
 """A sensible Uxinjo player: munts only valid hands, keeps cards that combine.
 
-It reads only ``game.view(state, seat)``; ``foul_rate`` > 0 makes it declare
+It reads only what ``game.view(state, seat)`` shows (``view.seat_view``: the part of it
+it weighs, built alone every turn); ``foul_rate`` > 0 makes it declare
 invalid munts on purpose (for tests of the penalty machinery).
 """
 
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Any, Iterable
 
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot
 from kartludo.engine.jx import colour, is_jx
 from kartludo.engine.uxinjo.hand import WILD, best_split, face
+from kartludo.engine.uxinjo.view import seat_view
 
 __all__ = ["HeuristicBot", "RandomBot", "affinity"]
 
@@ -24,8 +27,10 @@ def _rank(f: str) -> int | None:
     return int(f[1]) if f[1].isdigit() else None
 
 
+@lru_cache(maxsize=4096)
 def affinity(a: str, b: str) -> int:
-    """How much two faces help each other towards a combination."""
+    """How much two faces help each other towards a combination (cached: a few
+    hundred pairs of faces, weighed for every discard of every turn)."""
     if a == WILD or b == WILD:
         return 3
     if a[1] == "X" and b[1] == "X" or a[1] == "V" and b[1] == "V":
@@ -55,12 +60,8 @@ class HeuristicBot(Bot[Any]):
 
     def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
         by_text = {c.text(): c for c in legal}
-        v = game.view(state, seat)
-        name = state.players[seat]
-        hand = tuple(v["hands"].get(name, ()))
-        revealed = v["revealed"]
-        needed = v["points_needed"]
-        eltiro = len(v["exposed"][name])
+        v = seat_view(state, seat)
+        hand, revealed, needed, eltiro = v.hand, v.revealed, v.points_needed, v.exposed
 
         def wins(six: tuple[str, ...]) -> bool:
             score = best_split(six, revealed, eltiro)
@@ -70,7 +71,7 @@ class HeuristicBot(Bot[Any]):
         if fouling and "munt" in by_text:
             return by_text["munt"]
         if "pass" in by_text:  # a claim window
-            card = v["window"]["card"]
+            card = v.top_discard  # the claim window's card
             if "munt" in by_text and wins(hand + (card,)):
                 return by_text["munt"]
             return by_text["pass"]
@@ -86,7 +87,7 @@ class HeuristicBot(Bot[Any]):
             if discards:
                 return min(discards, key=lambda c: (self._keep(hand, c.args()[0], revealed), c.text()))
         if "take" in by_text:
-            top = v["top_discard"]
+            top = v.top_discard
             if wins(hand + (top,)) or self._gain(hand, top, revealed) >= 4:
                 return by_text["take"]
         if "draw" in by_text:

@@ -267,7 +267,26 @@ _CHECKS: dict[type, Callable[[UxState, Any], list[Event]]] = {
 
 
 def candidates(state: UxState, seat: int) -> list[Command]:
-    """Every command worth checking for ``seat`` (a superset of the legal ones)."""
+    """Every command worth checking for ``seat`` now (a superset of the legal ones):
+    only the verbs the phase can accept (``check`` refuses every other verb in it), so
+    bots and rollouts do not build and refuse a dozen commands per turn."""
+    phase = state.phase
+    if phase is Phase.TURN:
+        return [Draw(seat=seat), Take(seat=seat), Levu(seat=seat)]
+    if phase is Phase.CLAIM:
+        return [Draw(seat=seat), Take(seat=seat), Munt(seat=seat), Pass(seat=seat)]
+    if phase is Phase.DISCARD:
+        out: list[Command] = [Munt(seat=seat), Levu(seat=seat)]
+        if 0 <= seat < SEATS:
+            out.extend(Discard(seat=seat, card=c) for c in dict.fromkeys(state.hands[seat]))
+        out.extend((Eltiri(seat=seat, card=PJX), Eltiri(seat=seat, card=AJX)))
+        return out
+    return []  # between deals, judging, finished: only the table's deal
+
+
+def every_candidate(state: UxState, seat: int) -> list[Command]:
+    """Every player command ``seat`` could type now, whatever the phase (the tests hold
+    ``candidates`` to it)."""
     out: list[Command] = [Draw(seat=seat), Take(seat=seat), Munt(seat=seat), Pass(seat=seat), Levu(seat=seat)]
     if 0 <= seat < SEATS:
         out.extend(Discard(seat=seat, card=c) for c in dict.fromkeys(state.hands[seat]))

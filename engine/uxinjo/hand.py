@@ -91,17 +91,19 @@ def face(card: str, revealed: str | None) -> str | None:
     return card
 
 
-def _triple_options(cards: tuple[str, ...], revealed: str | None) -> list[tuple[tuple[str, ...], tuple[str, ...], bool]]:
+@lru_cache(maxsize=1 << 16)
+def _triple_options(cards: tuple[str, ...], revealed: str | None) -> tuple[tuple[tuple[str, ...], tuple[str, ...], bool], ...]:
     """Ways three cards form a combination: (labels and faces in the combination's
-    order, is trio)."""
+    order, is trio). Cached: six-card hands share their triples (bots and rollouts
+    score thousands of hands)."""
     seen = [face(c, revealed) for c in cards]
     faces = [f for f in seen if f is not None]
     if len(faces) < len(seen):
-        return []
+        return ()
     fixed = tuple(sorted((f for f in faces if f != WILD), key=ORDER.__getitem__))
     k = 3 - len(fixed)
     if len(set(fixed)) != len(fixed):
-        return []
+        return ()
     out = []
     for wild_faces, combo in _INDEX.get((fixed, k), ()):
         it = iter(wild_faces)
@@ -110,7 +112,13 @@ def _triple_options(cards: tuple[str, ...], revealed: str | None) -> list[tuple[
             key=lambda cf: combo.faces.index(cf[1]),
         )
         out.append((tuple(_label(c, f) for c, f in pairs), tuple(f for _, f in pairs), combo.trio))
-    return out
+    return tuple(out)
+
+
+def _revealed_for(cards: tuple[str, ...], revealed: str | None) -> str | None:
+    """The revealed card as far as ``cards`` care: only a C takes its face from it, so
+    the caches key hands without a C once, whatever card was revealed."""
+    return revealed if CENTRO in cards else None
 
 
 def _label(card: str, f: str) -> str:
@@ -124,10 +132,10 @@ def _best(six: tuple[str, ...], revealed: str | None) -> HandScore | None:
     for pair in combinations(range(5), 2):
         a = (first, rest[pair[0]], rest[pair[1]])
         b = tuple(rest[i] for i in range(5) if i not in pair)
-        opts_a = _triple_options(a, revealed)
+        opts_a = _triple_options(a, _revealed_for(a, revealed))
         if not opts_a:
             continue
-        opts_b = _triple_options(b, revealed)
+        opts_b = _triple_options(b, _revealed_for(b, revealed))
         for la, fa, ta in opts_a:
             for lb, fb, tb in opts_b:
                 faces = fa + fb
@@ -164,7 +172,8 @@ def best_split(six: Sequence[str], revealed: str | None, eltiro: int = 0) -> Han
     or None when they do not form two combinations."""
     if len(six) != 6:
         return None
-    score = _best(tuple(sorted(six, key=ORDER.__getitem__)), revealed)
+    ordered = tuple(sorted(six, key=ORDER.__getitem__))
+    score = _best(ordered, _revealed_for(ordered, revealed))
     if score is None or not eltiro:
         return score
     rows = list(score.rows)

@@ -7,7 +7,7 @@ a munt's six cards (a declared hand is shown to the table).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import msgspec
 
@@ -83,6 +83,24 @@ def view(s: UxState, viewer: Viewer) -> dict[str, Any]:
         out["mp"] = {names[i]: mp[i] for i in range(SEATS)}
         out["end"] = s.end
     return out
+
+
+class SeatView(NamedTuple):
+    """The part of ``view(state, seat)`` a bot weighs each turn, without building the
+    rest (markers, fouls, every seat's names): the seat's own hand and exposed Jx
+    count, the revealed card, the points needed, the newest discard (the card of an
+    open claim window)."""
+
+    hand: tuple[str, ...]
+    exposed: int
+    revealed: str | None
+    points_needed: int
+    top_discard: str | None
+
+
+def seat_view(s: UxState, seat: int) -> SeatView:
+    return SeatView(tuple(s.hands[seat]) if s.deal else (), len(s.exposed[seat]), s.revealed, s.needed,
+                    s.discards[-1] if s.discards else None)
 
 
 def redact(state: UxState, event: Event, viewer: Viewer) -> Event:

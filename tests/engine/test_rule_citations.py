@@ -135,7 +135,8 @@ def test_every_rule_an_engine_cites_at_work_resolves(game_name):
     """Random matches: at every few steps each seat tries every candidate command; every
     refusal's rule, every ruling's rule and every settlement note must resolve."""
     game = get_game(game_name)
-    check, candidates = game.check, game.candidates
+    # every command a seat could type, not only those worth checking in the phase
+    check, candidates = game.check, getattr(game, "every_candidate", game.candidates)
     rng = random.Random(11)
     seen: dict[str, str] = {}
     for seed, bot in ((1, RandomBot()), (2, game.bots()["heuristic"]), (3, game.bots()["heuristic"])):

@@ -173,3 +173,41 @@ def test_not_six_cards():
 def test_table(six, points):
     s = score(six, revealed="B9")
     assert (s.points if s else None) == points
+
+
+def test_a_seats_bot_view_is_part_of_its_view():
+    """``seat_view`` (what the heuristic bot reads) shows a seat exactly what
+    ``view(state, seat)`` shows it of those fields, at every step of played deals."""
+    import random
+
+    from kartludo.engine.base import StartDeal, seeded_deck
+    from kartludo.engine.registry import get_game
+    from kartludo.engine.uxinjo.view import seat_view
+    from kartludo.events.match import MatchCreated
+
+    game = get_game("uxinjo")
+    rng = random.Random(2)
+    bot = game.bots()["heuristic"]
+    created = MatchCreated(game=game.name, ruleset=game.ruleset, players=["ann", "bob", "cy"], seed=4)
+    state = game.start(created)
+    windows = 0
+    for _ in range(800):
+        if game.is_finished(state):
+            break
+        for seat, name in enumerate(created.players):
+            v, mine = game.view(state, seat), seat_view(state, seat)
+            assert mine.hand == tuple(v["hands"].get(name, ()))
+            assert (mine.exposed, mine.revealed, mine.points_needed, mine.top_discard) == \
+                (len(v["exposed"][name]), v["revealed"], v["points_needed"], v["top_discard"])
+            if v["window"] is not None:
+                assert v["window"]["card"] == mine.top_discard
+                windows += 1
+        if game.can_deal(state):
+            deck, shuffle = seeded_deck(game.deck(created.options), 4, game.deal_number(state) + 1)
+            command = StartDeal(deck=deck, shuffle=shuffle)
+        else:
+            seat = rng.choice(game.to_act(state))
+            command = bot.choose(game, state, seat, game.legal_commands(state, seat), rng)
+        for event in game.decide(state, command):
+            state = game.evolve(state, event)
+    assert windows > 10

@@ -247,3 +247,38 @@ def test_draw_before_the_other_answer_still_waits_for_the_pass():
     t.act(OR, "discard", "G9")
     err = t.refuse(SU, "draw")
     assert err.message == "the claim window is open: answer munt or pass (draw counts as a pass only once cy (Ok) has passed)"
+
+
+def test_the_candidates_of_a_phase_miss_no_legal_command():
+    """``candidates`` offers only the verbs a phase can accept: over random and
+    heuristic play it yields the very legal commands every command would."""
+    import random
+
+    from kartludo.engine.base import StartDeal, accepted, seeded_deck
+    from kartludo.engine.bots import RandomBot
+    from kartludo.engine.registry import get_game
+    from kartludo.engine.uxinjo.commands import candidates, check, every_candidate
+    from kartludo.events.match import MatchCreated
+
+    game = get_game("uxinjo")
+    rng = random.Random(5)
+    checked = 0
+    for seed, bot in ((1, RandomBot()), (2, game.bots()["heuristic"]), (3, RandomBot())):
+        created = MatchCreated(game=game.name, ruleset=game.ruleset, players=["ann", "bob", "cy"], seed=seed)
+        state = game.start(created)
+        for _ in range(1500):
+            if game.is_finished(state):
+                break
+            for seat in range(3):
+                assert accepted(check, state, candidates(state, seat)) == \
+                    accepted(check, state, every_candidate(state, seat))
+                checked += 1
+            if game.can_deal(state):
+                deck, shuffle = seeded_deck(game.deck(created.options), seed, game.deal_number(state) + 1)
+                command = StartDeal(deck=deck, shuffle=shuffle)
+            else:
+                seat = rng.choice(game.to_act(state))
+                command = bot.choose(game, state, seat, game.legal_commands(state, seat), rng)
+            for event in game.decide(state, command):
+                state = game.evolve(state, event)
+    assert checked > 3000

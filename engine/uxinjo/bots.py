@@ -70,9 +70,9 @@ class HeuristicBot(Bot[Any]):
         fouling = self.foul_rate > 0 and rng.random() < self.foul_rate
         if fouling and "munt" in by_text:
             return by_text["munt"]
+        top = v.top_discard  # in a claim window, its card
         if "pass" in by_text:  # a claim window
-            card = v.top_discard  # the claim window's card
-            if "munt" in by_text and wins(hand + (card,)):
+            if "munt" in by_text and top is not None and wins(hand + (top,)):
                 return by_text["munt"]
             return by_text["pass"]
         if "munt" in by_text:  # six cards in hand
@@ -86,8 +86,7 @@ class HeuristicBot(Bot[Any]):
             discards = [c for c in legal if c.text().startswith("discard ")]
             if discards:
                 return min(discards, key=lambda c: (self._keep(hand, c.args()[0], revealed), c.text()))
-        if "take" in by_text:
-            top = v.top_discard
+        if "take" in by_text and top is not None:
             if wins(hand + (top,)) or self._gain(hand, top, revealed) >= 4:
                 return by_text["take"]
         if "draw" in by_text:

@@ -138,7 +138,10 @@ class LiveHub:
                 head = now
                 self.wrote(written)
 
-    def _streams_between(self, after: int, upto: int) -> list[str]:
+    def _streams_between(self, after: int, upto: int) -> list[str] | None:
+        """The streams written between two heads (None: too many rows to look, an import)."""
+        if upto - after > 10_000:
+            return None
         rows = self.store.select("SELECT DISTINCT stream_id FROM events WHERE position > :a AND position <= :b",
                                  a=after, b=upto)
         return [row[0] for row in rows]
@@ -184,7 +187,7 @@ class MatchFeed:
     """
 
     #: events kept for streams that fall behind (and for hashes, see ``_exact_to``)
-    KEEP = 1024
+    KEEP = 512
 
     def __init__(self, store: EventStore, match_id: str) -> None:
         from kartludo.app import snapshots

@@ -397,11 +397,11 @@ class Game(abc.ABC, Generic[S]):
         return state.deal
 
     def is_finished(self, state: S) -> bool:
-        return bool(state.phase == FINISHED)  # a str enum: no ``.value`` lookup (projections ask per event)
+        return bool(state.phase.value == FINISHED)
 
     def can_deal(self, state: S) -> bool:
         """True between deals when the rules accept a ``deal`` now (the checker decides)."""
-        if state.phase != WAITING_DEAL:
+        if state.phase.value != WAITING_DEAL:
             return False
         try:
             self.check(state, StartDeal(deck=self.deck(state.options)))

@@ -18,7 +18,7 @@ import logging
 import threading
 import weakref
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 import anyio.to_thread
 from litestar.exceptions import TooManyRequestsException
@@ -52,6 +52,8 @@ class LiveHub:
         self._feeds_lock = threading.Lock()
         #: matches written since the last bump (None: unknown, wake every match)
         self._written: set[str] | None = set()
+        #: bumps so far: a read begun at generation g has every commit of the bumps up to g
+        self.generation = 0
 
     def changed_for(self, match_id: str) -> asyncio.Event:
         """What a stream on ``match_id`` waits on: set by the next commit to that match
@@ -64,6 +66,7 @@ class LiveHub:
     def bump(self) -> None:
         """Wake the waiters of ``changed`` and of the matches written since the last bump
         (``_written``; None: every match)."""
+        self.generation += 1
         old, self.changed = self.changed, asyncio.Event()
         old.set()
         written, self._written = self._written, set()
@@ -103,7 +106,7 @@ class LiveHub:
         with self._feeds_lock:
             feed = self._feeds.get(match_id)
             if feed is None:
-                feed = self._feeds[match_id] = MatchFeed(self.store, match_id)
+                feed = self._feeds[match_id] = MatchFeed(self.store, match_id, lambda: self.generation)
             return feed
 
     async def start(self) -> None:
@@ -189,7 +192,7 @@ class MatchFeed:
     #: events kept for streams that fall behind (and for hashes, see ``_exact_to``)
     KEEP = 512
 
-    def __init__(self, store: EventStore, match_id: str) -> None:
+    def __init__(self, store: EventStore, match_id: str, generation: Callable[[], int] = lambda: 0) -> None:
         from kartludo.app import snapshots
 
         self.store, self.id = store, match_id
@@ -209,20 +212,23 @@ class MatchFeed:
         deal = match.game.deal_number(match.state)
         self.current: int | None = deal or None
         self.entries: list[Entry] = []
-        #: the wake-up this feed last read the store for (every stream it woke shares the read)
-        self.read_for: object = None
+        #: the hub's bump count now, and as of the last read of the store began
+        self.generation, self.read_at = generation, -1
         #: per (viewer, td): the version up to which every event is shown exactly
         self._exact: dict[tuple[Viewer, bool], int] = {}
         #: per (viewer, td): the events as shown, by version, while ``_signature`` holds
         self._shown: dict[tuple[Viewer, bool], dict[int, tuple[Shown, str]]] = {}
         self._signature: tuple[Any, ...] = ()
 
-    def catch_up(self, wake: object = None) -> None:
-        """Read and fold what was committed since (once per wake-up ``wake``)."""
+    def catch_up(self, taken: int | None = None) -> None:
+        """Read and fold what was committed since, unless a read that began at or after
+        bump ``taken`` (when the stream took its next wake-up) already did: every stream
+        a commit wakes shares one read, and none misses a commit whose bump it did not
+        wait for."""
         with self.lock:
-            if wake is not None and wake is self.read_for:
+            if taken is not None and self.read_at >= taken:
                 return
-            self.read_for = wake
+            self.read_at = self.generation()
             match = self.match
             newer = self.store.read_stream(stream_of(self.id), from_version=match.version + 1)
             for rec in newer:

@@ -23,11 +23,12 @@ from typing import Any, Callable
 import anyio.to_thread
 from litestar.exceptions import TooManyRequestsException
 
-from kartludo.app.matches import MATCH_PREFIX, Match, describe, step, stream_of
+from kartludo.app.aggregate import Match, describe
 from kartludo.app.tokens import TOKENS_STREAM, Principal, seat_tokens_stream
 from kartludo.app.visibility import Shown, deal_over, match_over, read_match, redact, sees_secrets
 from kartludo.engine.base import ALL, Viewer
-from kartludo.events.match import DealStarted, MatchClosed
+from kartludo.events.match import DealStarted
+from kartludo.events.streams import MATCH_PREFIX, match_stream
 from kartludo.service.limits import Limits
 from kartludo.store import EventStore, Recorded
 from kartludo.store.schema import NOTIFY_CHANNEL
@@ -98,7 +99,14 @@ class LiveHub:
         of ``match_id`` (None: of every match)."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.wrote, None if match_id is None else [stream_of(match_id)])
+            loop.call_soon_threadsafe(self.wrote, None if match_id is None else [match_stream(match_id)])
+
+    def elsewhere(self) -> None:
+        """Wake the followers of what is no match's stream (a hearing room, a
+        hypothetical) from any thread: ``changed`` only, no match's live stream."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.wrote, [])
 
     def feed(self, match_id: str) -> "MatchFeed":
         """The shared feed of ``match_id`` (kept while a stream holds it). Blocking: call
@@ -203,7 +211,7 @@ class MatchFeed:
 
             raise UnknownMatch(f"no match {match_id!r}")
         self.match: Match = match
-        stream = stream_of(match_id)
+        stream = match_stream(match_id)
         first = store.read_stream(stream, 1, 1)[0]
         base = first if match.version == 1 else store.read_stream(stream, match.version, match.version)[0]
         #: the match's first event (``MatchCreated``): whether it is shown exactly decides every hash
@@ -230,13 +238,13 @@ class MatchFeed:
                 return
             self.read_at = self.generation()
             match = self.match
-            newer = self.store.read_stream(stream_of(self.id), from_version=match.version + 1)
+            newer = self.store.read_stream(match_stream(self.id), from_version=match.version + 1)
             for rec in newer:
                 event = rec.event
                 if isinstance(event, DealStarted):
                     self.current = event.deal
                 self.entries.append(Entry(rec, match.state, self.current))
-                match.fold(event, rec.version)
+                match.apply(event, rec.version)
             if len(self.entries) > self.KEEP:
                 dropped = self.entries[: len(self.entries) - self.KEEP // 2]
                 del self.entries[: len(dropped)]
@@ -295,7 +303,7 @@ class MatchFeed:
         while done < last:
             version = done + 1
             if version <= self.base_version:  # before this feed: ask the whole stream once
-                reading = read_match(self.id, self.store.read_stream(stream_of(self.id), 1, self.match.version),
+                reading = read_match(self.id, self.store.read_stream(match_stream(self.id), 1, self.match.version),
                                      key[0], td=key[1])
                 done = next((s.record.version - 1 for s in reading.shown if s.hash is None), reading.match.version)
                 if done <= self.base_version:

@@ -54,7 +54,7 @@ def appeal_ruling(services: Svcs, user: User, match_id: MatchId, ruling_id: Matc
             audit.appeal(services.store, record, player, data.reason)
         out = queries.resolve_ruling(services.store, record.id)
     services.wrote(user)
-    services.live.notify()
+    services.live.notify(record.match)
     shown: dict[str, Any] = msgspec.to_builtins(out)
     return shown
 
@@ -70,7 +70,7 @@ def decide_ruling(services: Svcs, user: User, match_id: MatchId, ruling_id: Matc
         audit.decide(services.store, record, user.label or "td", data.decision, data.reason, **data.adjusting())
         out = queries.resolve_ruling(services.store, record.id)
     services.wrote(user)
-    services.live.notify()
+    services.live.notify(record.match)
     shown: dict[str, Any] = msgspec.to_builtins(out)
     return shown
 

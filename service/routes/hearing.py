@@ -59,7 +59,7 @@ def add_annotation(request: Request[Any, Any, Any], user: User, match_id: Id, ru
         seat = require_seat(user, record.match)
         player = sv.svc.load(record.match).players[seat]
         a = hearing.annotate(sv.store, record, player, data.event, data.text)
-    sv.live.notify()
+    sv.live.elsewhere()
     return hearing.annotation_json(a)
 
 
@@ -121,7 +121,7 @@ def open_hearing(request: Request[Any, Any, Any], user: User, match_id: Id, ruli
     store = _sv(request).store
     record, link = hearing.open_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), user.label or "td",
                                      expires_in)
-    _sv(request).live.notify()
+    _sv(request).live.elsewhere()
     return {"hearing": record.id, "link": link, "url": f"/ui/hearing/{record.id}#link={link}",
             "expires_at": hearing.room_of(store, record.id).expires_at()}
 
@@ -133,7 +133,7 @@ def _lead(request: Request[Any, Any, Any], user: Principal, match_id: str, rulin
     sv = _sv(request)
     record = resolve_ruling(sv.store, f"{match_id}/{ruling_id}")
     change(sv.store, record, user.label or "td")
-    sv.live.notify()
+    sv.live.elsewhere()
     return hearing.frame(sv.store, record)
 
 
@@ -162,7 +162,7 @@ def close_hearing(request: Request[Any, Any, Any], user: User, match_id: Id, rul
     """Close the room (TD token): its link stops working at once."""
     store = _sv(request).store
     record = hearing.close_room(store, resolve_ruling(store, f"{match_id}/{ruling_id}"), user.label or "td")
-    _sv(request).live.notify()
+    _sv(request).live.elsewhere()
     return {"hearing": record.id, "open": False}
 
 

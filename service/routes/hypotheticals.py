@@ -112,7 +112,7 @@ def hypothetical_command(request: Request[Any, Any, Any], hypo_id: HypoId,
     """Give a command as `player` in the hypothetical (TD token); its events and the new state."""
     store = _sv(request).store
     played = hy.act(store, hypo_id, data.player, data.verb, data.args)
-    _sv(request).live.notify()  # a hearing room showing it follows the move
+    _sv(request).live.elsewhere()  # a hearing room showing it follows the move
     h = hy.load(store, played.hypothetical)
     return {"described": hy.describe_played(h, played, ALL), "state": hy.state_json(store, h, ALL),
             "legal": {p: [c.text() for c in hy.legal(h, p)] for p in h.match.players}}
@@ -129,7 +129,7 @@ def hypothetical_rollouts(request: Request[Any, Any, Any], user: User, hypo_id: 
     h = hy.load(store, hypo_id)
     result = ro.rollout(h, data.n, bots=data.bots, seed=data.seed, hidden=data.hidden)
     ro.record(store, result, actor=user.label or "td")
-    _sv(request).live.notify()  # a hearing room showing it draws the new chart
+    _sv(request).live.elsewhere()  # a hearing room showing it draws the new chart
     return ro.result_json(result)
 
 

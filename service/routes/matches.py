@@ -72,7 +72,7 @@ def _create_match(services: Services, user: Principal, data: s.CreateMatch) -> s
         issued["secrets"] = reissue_seat_tokens(services.store, match_id, players, actor=actor,
                                                 reason=f"match creation {data.command_id!r} retried")
     services.wrote(user)
-    services.live.notify()
+    services.live.notify(match_id)
     return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])), duplicate)
 
 
@@ -116,7 +116,7 @@ def start_deal(services: Svcs, svc: Svc, user: User, mid: MatchOf,
                            caller=caller_scope(user))
         out = outcome_out(svc, svc.load(mid, refresh=False), outcome, ALL)
     services.wrote(user)
-    services.live.notify()
+    services.live.notify(mid)
     return out
 
 
@@ -136,7 +136,7 @@ def submit_command(services: Svcs, svc: Svc, user: User, mid: MatchOf, seat: Sea
         if dealt is not None:
             out.dealt = True
     services.wrote(user)
-    services.live.notify()
+    services.live.notify(mid)
     return out
 
 

@@ -18,17 +18,36 @@ from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
-# (named as before the move, so the stream's body reads as it did)
-from kartludo.app.presenters import events_json as visible_events
+from kartludo.app.presenters import events_json, shown_out
+from kartludo.app.tokens import Principal
+from kartludo.engine.base import ALL, Viewer
+from kartludo.service import schemas as s
 from kartludo.service.auth import viewer_of
 from kartludo.service.deps import MatchId
 from kartludo.service.errors import responses
+from kartludo.service.live import MatchFeed
+from kartludo.service.services import Services
 
 Position = Annotated[int, Parameter(ge=0, le=2**62)]
 
 
 def _services(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
+
+
+def live_events(sv: Services, who: Principal | None, feed: MatchFeed, viewer: Viewer, after: int, taken: int,
+                since: float) -> list[s.EventOut]:
+    """A live stream's events after global position ``after``, with every commit bumped
+    by the hub up to bump ``taken``: from the match's shared feed (read and folded once
+    per commit), or, for a stream further behind than the feed holds, from the store as
+    ``/events`` reads them (a replica with the commit that woke the stream at monotonic
+    time ``since``)."""
+    feed.catch_up(taken)
+    shown = feed.since(after, viewer, viewer == ALL)
+    if shown is None:
+        return sv.read(who, lambda svc: events_json(svc, feed.id, viewer, after),
+                       fence=sv.current(since) if since else 0)
+    return [shown_out(one, text) for one, text in shown]
 
 
 #: a live stream re-checks its token at least this often (seconds), and on every wake-up
@@ -54,6 +73,11 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
     mid = await anyio.to_thread.run_sync(lambda: sv.svc.resolve(match_id))
     viewer = viewer_of(who, mid)
     slot = sv.streams.take(who, request.client.host if request.client else "unknown")
+    try:
+        feed = await anyio.to_thread.run_sync(sv.live.feed, mid)
+    except BaseException:
+        slot.release()
+        raise
     encode = msgspec.json.encode
     loop = asyncio.get_running_loop()
 
@@ -67,13 +91,13 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
             quiet_since = loop.time()
             woke = 0.0  # the backlog needs only the caller's own writes; a wake-up, the commit behind it
             while True:
-                wake = sv.live.changed
+                wake = sv.live.changed_for(mid)  # this match's commits only
+                taken = sv.live.generation  # what was bumped before: the read below must see it
                 new = []
                 if changed:
                     new = await anyio.to_thread.run_sync(
-                        lambda after=seen, since=woke: sv.read(
-                            who, lambda svc: visible_events(svc, mid, viewer, after),
-                            fence=sv.current(since) if since else 0))
+                        lambda after=seen, since=woke, taken=taken: live_events(sv, who, feed, viewer, after, taken,
+                                                                                since))
                 # checked after the read: every event sent was committed while the token was live
                 if not await anyio.to_thread.run_sync(token_live):
                     yield ServerSentEventMessage(comment="token revoked: the stream ends", data=None)

@@ -11,12 +11,13 @@ import httpx
 import pytest
 
 from kartludo.app.errors import AppError
-from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.matches import MatchService
+from kartludo.events.streams import match_stream as stream_of
 from kartludo.app.simulate import pick_bots, play_match
 from kartludo.engine.base import ALL, PUBLIC, IllegalCommand
 from kartludo.engine.registry import game_names
 from kartludo.events.base import to_builtins
-from kartludo.service.app import event_out, visible_events
+from kartludo.app.presenters import events_json, shown_out
 from kartludo.service.live import MatchFeed
 from kartludo.store import EventStore
 
@@ -26,11 +27,11 @@ PLAYERS = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
 
 
 def _as_shown(pairs):
-    return [to_builtins(event_out(shown, text)) for shown, text in pairs]
+    return [to_builtins(shown_out(shown, text)) for shown, text in pairs]
 
 
 def _expected(svc, match_id, viewer, after):
-    return [to_builtins(e) for e in visible_events(svc, match_id, viewer, after)]
+    return [to_builtins(e) for e in events_json(svc, match_id, viewer, after)]
 
 
 def _viewers(n):

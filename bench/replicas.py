@@ -8,16 +8,18 @@ the machine's shared cluster is never touched). For each setup, on a fresh schem
   subprocess, always terminated);
 * ``--tables`` matches, each played by one client thread (the seat to act POSTs a bot
   command; the TD deals when a deal ends);
-* ``--watchers`` anonymous live-stream readers per table (Server-Sent Events), and
-  ``--replayers`` threads that loop ``GET /replay`` and ``GET /events`` on the tables.
+* ``--watchers`` anonymous live-stream readers per table (Server-Sent Events),
+  ``--replayers`` threads that loop ``GET /replay`` and ``GET /events`` on the tables,
+  and ``--leaguers`` threads that loop ``GET /standings``, ``GET /matches`` and
+  ``GET /audit`` (read models: brought up to date on the primary, read on a replica).
 
-Prints, per setup: accepted commands/s; replays and event lists read/s; events
+Prints, per setup: accepted commands/s; replays, event lists and league reads/s; events
 delivered to watchers/s; the primary's CPU (seconds of CPU per second of wall time,
 summed over its postmaster and every child process, from /proc) and its share of all
 the CPU the database processes used (primary + standby). The machine's cores are
 shared with anything else running: compare the two rows of one run, not runs.
 
-    python bench/replicas.py [--tables 2] [--watchers 16] [--replayers 4] [--seconds 20]
+    python bench/replicas.py [--tables 2] [--watchers 16] [--replayers 4] [--leaguers 2] [--seconds 20]
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ class Load:
         self.commands = 0
         self.replays = 0
         self.event_lists = 0
+        self.league = 0
         self.delivered = 0
         self.failed = 0
         self.why: dict[str, int] = {}
@@ -155,6 +158,16 @@ def replays(base: str, mids: list[str], load: Load, seed: int) -> None:
             load.add("event_lists") if r.status_code == 200 else load.fail(f"events {r.status_code}")
 
 
+def league(base: str, load: Load, seed: int) -> None:
+    """Standings, the match list and the audit trail, in turn (anonymous)."""
+    with httpx.Client(base_url=base, timeout=30) as http:
+        while not load.stop.is_set():
+            path = ("/standings", "/matches", "/audit")[seed % 3]
+            seed += 1
+            r = http.get(path)
+            load.add("league") if r.status_code == 200 else load.fail(f"{path} {r.status_code}")
+
+
 def run(cluster: ReplicaCluster, replicas: int, args: argparse.Namespace) -> dict[str, float]:
     import psycopg
 
@@ -204,6 +217,8 @@ def run(cluster: ReplicaCluster, replicas: int, args: argparse.Namespace) -> dic
                         for _ in range(args.watchers)]
         threads += [threading.Thread(target=quietly(replays), args=(base, mids, load, i), daemon=True)
                     for i in range(args.replayers)]
+        threads += [threading.Thread(target=quietly(league), args=(base, load, i), daemon=True)
+                    for i in range(args.leaguers)]
         for t in threads:
             t.start()
         time.sleep(1)  # the watchers connect
@@ -211,11 +226,11 @@ def run(cluster: ReplicaCluster, replicas: int, args: argparse.Namespace) -> dic
         players = [threading.Thread(target=quietly(play), args=(base, td, mid, tokens, load, i), daemon=True)
                    for i, (mid, tokens) in enumerate(tables)]
         start = time.monotonic()
-        counts0 = (load.commands, load.replays, load.event_lists, load.delivered)
+        counts0 = (load.commands, load.replays, load.event_lists, load.delivered, load.league)
         for t in players:
             t.start()
         time.sleep(args.seconds)
-        counts1 = (load.commands, load.replays, load.event_lists, load.delivered)
+        counts1 = (load.commands, load.replays, load.event_lists, load.delivered, load.league)
         cpu1 = (cluster_cpu(cluster.primary_name, cluster.version), cluster_cpu(cluster.standby_name, cluster.version))
         wall = time.monotonic() - start
         load.stop.set()
@@ -230,8 +245,9 @@ def run(cluster: ReplicaCluster, replicas: int, args: argparse.Namespace) -> dic
         with psycopg.connect(cluster.primary_url(), autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
     p_cpu, s_cpu = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
-    c, r, e, d = (b - a for a, b in zip(counts0, counts1))
+    c, r, e, d, g = (b - a for a, b in zip(counts0, counts1))
     return {"commands/s": c / wall, "replays/s": r / wall, "event lists/s": e / wall, "delivered/s": d / wall,
+            "league/s": g / wall,
             "primary cpu": p_cpu / wall, "standby cpu": s_cpu / wall,
             "primary share": p_cpu / (p_cpu + s_cpu) if p_cpu + s_cpu else float("nan"), "failed": load.failed,
             "why": load.why}
@@ -242,20 +258,22 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=2)
     parser.add_argument("--watchers", type=int, default=16, help="live-stream watchers per table")
     parser.add_argument("--replayers", type=int, default=4)
+    parser.add_argument("--leaguers", type=int, default=2, help="standings/match list/audit readers")
     parser.add_argument("--seconds", type=float, default=20)
     args = parser.parse_args()
     problem = missing_tools()
     if problem:
         sys.exit(f"cannot make a primary and a standby here: {problem}")
     print(f"{args.tables} tables, {args.watchers} watchers each, {args.replayers} replay readers, "
+          f"{args.leaguers} league readers, "
           f"{args.seconds:.0f} s per setup, {os.cpu_count()} cores (shared)")
     with replica_cluster() as cluster:
         rows = [(n, run(cluster, n, args)) for n in (0, 1)]
-    print(f"{'replicas':>8} {'commands/s':>10} {'replays/s':>9} {'events/s':>9} {'delivered/s':>11} "
+    print(f"{'replicas':>8} {'commands/s':>10} {'replays/s':>9} {'events/s':>9} {'league/s':>8} {'delivered/s':>11} "
           f"{'primary cpu':>11} {'standby cpu':>11} {'primary share':>13} {'failed':>6}")
     for n, f in rows:
         print(f"{n:>8} {f['commands/s']:>10.1f} {f['replays/s']:>9.1f} {f['event lists/s']:>9.1f} "
-              f"{f['delivered/s']:>11.0f} {f['primary cpu']:>10.2f}c {f['standby cpu']:>10.2f}c "
+              f"{f['league/s']:>8.1f} {f['delivered/s']:>11.0f} {f['primary cpu']:>10.2f}c {f['standby cpu']:>10.2f}c "
               f"{f['primary share']:>12.0%} {f['failed']:>6}" + (f"  {f['why']}" if f["why"] else ""))
     print("cpu: CPU seconds per wall second (cores) of the cluster's postmaster and children; "
           "share: the primary's part of the two clusters' CPU")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from kartludo.cli.context import Env, echo_json, pass_env
@@ -68,7 +70,8 @@ def list_cmd(env: Env, match_id: str | None, player: str | None, game: str | Non
     """
     from kartludo.cli.listing import audit_rows, list_audit
 
-    records = list_audit(env.store, match=match_id, player=player, game=game, status=status)
+    records = env.read_models(lambda store, done: list_audit(store, match=match_id, player=player, game=game,
+                                                             status=status, refreshed=done))
     filters = ", ".join(f"--{k} {v}" for k, v in [("match", match_id), ("player", player), ("game", game),
                                                   ("status", status)] if v)
     emit(fmt, ["id", "status", "game", "deal", "player", "judged", "rule"], audit_rows(records),
@@ -93,8 +96,11 @@ def show(env: Env, ruling: str, fmt: str) -> None:
 
     from kartludo.app.hearing import annotations_of
 
-    ctx = ruling_context(env.store, resolve_entry(env.store, ruling))
-    notes = annotations_of(env.store, ctx.record.id)
+    def read(store: Any, done: bool) -> tuple[Any, Any]:
+        found = ruling_context(store, resolve_entry(store, ruling, refreshed=done))
+        return found, annotations_of(store, found.record.id)
+
+    ctx, notes = env.read_models(read)
     if fmt == "json":
         import msgspec
 

@@ -33,6 +33,21 @@ class Env:
             return run(self.store)
         return self.router().read(run, client=self)
 
+    def read_models(self, run: Callable[[Any, bool], Any]) -> Any:
+        """``run(store, refreshed)`` for a read of the projections (standings, lists, the
+        audit trail). Without --read-db: ``run(store, False)``, the query bringing them up
+        to date itself. With it: brought up to date on the primary, then ``run(store,
+        True)`` on a replica that has replayed past the primary's WAL position after
+        that catch-up (within ``--read-max-lag``), else on the primary."""
+        if not self.read_urls or self.writes:
+            return run(self.store, False)
+        from kartludo.projections import refresh
+
+        refresh(self.store)
+        router = self.router()
+        fence = router.primary_lsn(since=router.clock())
+        return router.read(lambda store: run(store, True), client=self, fence=fence)
+
     def router(self) -> Any:
         if self._router is None:
             from kartludo.store.replicas import ReadRouter

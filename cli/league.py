@@ -31,9 +31,7 @@ def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt:
         kartludo standings --format csv > league.csv
     """
     if series_id:
-        from kartludo.app.series import resolve_series
-
-        return _show_series(env, resolve_series(env.store, series_id), fmt)
+        return _show_series(env, series_id, fmt)
     from kartludo.app.standings import PROVISIONAL_BELOW
     from kartludo.projections.queries import standings as compute
     from kartludo.cli.standings_view import SORT_ALIASES, standing_rows, table_cells, total_column
@@ -48,7 +46,8 @@ def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt:
                                                    "give --game (across games the totals do not add up)"),
             param_hint="--sort")
     sort = SORT_ALIASES.get(sort, sort)
-    columns, rows, legend = standing_rows(compute(env.store, name, sort), name, sort, PROVISIONAL_BELOW)
+    found = env.read_models(lambda store, done: compute(store, name, sort, refreshed=done))
+    columns, rows, legend = standing_rows(found, name, sort, PROVISIONAL_BELOW)
     title = f"standings · {get_game(name).title if name else 'all games'}"
     emit(fmt, columns, rows, title=title, empty="no finished matches yet", notes=legend, table_cells=table_cells)
 
@@ -98,20 +97,21 @@ def series_show(env: Env, series_id: str, fmt: str) -> None:
     Example:
         kartludo series show 5e1f
     """
-    from kartludo.app.series import resolve_series
-
-    _show_series(env, resolve_series(env.store, series_id), fmt)
+    _show_series(env, series_id, fmt)
 
 
 SERIES_COLUMNS = ["player", "matches", "finished", "match_points", "fouls", "foul_mp", "total"]
 
 
 def _show_series(env: Env, series_id: str, fmt: str) -> None:
+    """``series_id``: any unique prefix."""
     import msgspec
 
+    from kartludo.app.series import resolve_series
     from kartludo.projections.queries import series_report
 
-    report = series_report(env.store, series_id)
+    report = env.read_models(lambda store, done: series_report(store, resolve_series(store, series_id),
+                                                               refreshed=done))
     rows = msgspec.to_builtins(report.standings)
     state = "ended" if report.ended else "running"
     title = f"series {report.series} · {report.game} · {report.starts_at} → {report.deadline} ({state})"
@@ -141,7 +141,7 @@ def series_list(env: Env, game: str | None, player: str | None, status: str | No
     """
     from kartludo.cli.listing import list_series
 
-    rows = list_series(env.store, game=game, player=player, status=status)
+    rows = env.read(lambda store: list_series(store, game=game, player=player, status=status))
     emit(fmt, ["series", "game", "status", "starts_at", "deadline", "matches", "players"], rows,
          empty="no series found" + (" (filters: " + _filters(game=game, player=player, status=status) + ")"
                                     if game or player or status else ""))

@@ -23,20 +23,20 @@ def game_name(game: str | None) -> str | None:
 
 
 def list_matches(store: Any, *, game: str | None = None, status: str | None = None,
-                 player: str | None = None, series: str | None = None) -> list[dict[str, Any]]:
+                 player: str | None = None, series: str | None = None, refreshed: bool = False) -> list[dict[str, Any]]:
     from kartludo.projections.queries import list_matches as all_matches
 
-    rows = all_matches(store, game_name(game))
+    rows = all_matches(store, game_name(game), refreshed=refreshed)
     return [r for r in rows if (status is None or r["status"] == status)
             and (player is None or player in r["players"]) and (series is None or r["series"] == series)]
 
 
 def list_audit(store: Any, *, match: str | None = None, player: str | None = None, game: str | None = None,
-               status: str | None = None) -> list[Any]:
+               status: str | None = None, refreshed: bool = False) -> list[Any]:
     from kartludo.projections.queries import list_entries
 
     name = game_name(game)
-    return [r for r in list_entries(store, match, player)
+    return [r for r in list_entries(store, match, player, refreshed=refreshed)
             if (name is None or r.game == name) and (status is None or r.status == status)]
 
 

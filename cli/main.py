@@ -94,7 +94,8 @@ class LazyGroup(click.Group):
     "read_dbs",
     multiple=True,
     metavar="URL",
-    help="A PostgreSQL hot standby of --db that serves reads (replays, events, live streams); repeat for "
+    help="A PostgreSQL hot standby of --db that serves reads (replays, events, live streams, "
+         "standings, match and series lists, the audit trail); repeat for "
          "several, or list them in env KARTLUDO_READ_DB (comma- or space-separated). A reader still sees its "
          "own writes; a lagging or unreachable replica is skipped.",
 )

@@ -209,7 +209,8 @@ def list_(env: Env, game: str | None, status: str | None, player: str | None, se
         from kartludo.app.series import resolve_series
 
         series_id = resolve_series(env.store, series_id)
-    rows = list_matches(env.store, game=game, status=status, player=player, series=series_id)
+    rows = env.read_models(lambda store, done: list_matches(store, game=game, status=status, player=player,
+                                                            series=series_id, refreshed=done))
     filters = ", ".join(f"--{k} {v}" for k, v in [("game", game), ("status", status), ("player", player),
                                                   ("series", series_id)] if v)
     emit(fmt, ["match", "game", "status", "deal", "created_at", "players", "series"], rows,

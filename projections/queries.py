@@ -2,6 +2,11 @@
 audit trail of rulings. Each brings every projection up to date first, so a reader
 sees its own writes. The projections own their tables, so their queries live here;
 ``app/`` shapes the answers (``Standing``, ``SeriesReport``, ``AuditRecord``).
+
+``refreshed=True``: the caller has brought the projections up to date on the primary
+already, and ``store`` may be a read replica that has replayed past that catch-up
+(``cli.context.Env.read_models``, ``service.services.Services.read_models``); the
+query then only reads, so it runs on a hot standby.
 """
 
 from __future__ import annotations
@@ -25,10 +30,15 @@ from kartludo.store import EventStore
 from kartludo.store.transfer import format_us
 
 
+def _refresh(store: EventStore, refreshed: bool) -> None:
+    if not refreshed:
+        refresh(store)
+
+
 # --- matches -------------------------------------------------------------------------
-def list_matches(store: EventStore, game: str | None = None) -> list[dict[str, Any]]:
+def list_matches(store: EventStore, game: str | None = None, *, refreshed: bool = False) -> list[dict[str, Any]]:
     """The match list from the ``matches`` projection."""
-    refresh(store)
+    _refresh(store, refreshed)
     query = sa.select(matches).order_by(matches.c.created_at_us, matches.c.match_id)
     if game:
         query = query.where(matches.c.game == get_game(game).name)
@@ -43,11 +53,12 @@ def list_matches(store: EventStore, game: str | None = None) -> list[dict[str, A
 
 
 # --- standings -----------------------------------------------------------------------
-def standings(store: EventStore, game: str | None = None, sort: str = "rating") -> list[Standing]:
+def standings(store: EventStore, game: str | None = None, sort: str = "rating", *,
+              refreshed: bool = False) -> list[Standing]:
     """League standings from the finished matches' results (``app.standings`` ranks them)."""
     if sort not in SORTS:
         raise ValueError(f"unknown sort {sort!r} (sorts: {', '.join(SORTS)})")
-    refresh(store)
+    _refresh(store, refreshed)
     query = sa.select(results).where(results.c.final.is_(True))
     if game:
         query = query.where(results.c.game == get_game(game).name)
@@ -56,12 +67,12 @@ def standings(store: EventStore, game: str | None = None, sort: str = "rating") 
     return rank_players(list(rows), single_game=game is not None, sort=sort)
 
 
-def series_report(store: EventStore, series_id: str) -> SeriesReport:
+def series_report(store: EventStore, series_id: str, *, refreshed: bool = False) -> SeriesReport:
     """Series standings from the projections.
 
     ``ended`` compares the deadline with the newest recorded event time in the
     database, so a replayed or imported series reads the same."""
-    refresh(store)
+    _refresh(store, refreshed)
     series = load_series(store, series_id)
     foul_mp = get_game(series.created.game).foul_series_mp
     rows = {p: SeriesRow(p) for p in series.created.players}
@@ -92,8 +103,8 @@ def series_report(store: EventStore, series_id: str) -> SeriesReport:
 
 
 # --- the audit trail -----------------------------------------------------------------
-def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
-    refresh(store)
+def _records(store: EventStore, where: Any = None, *, refreshed: bool = False) -> list[AuditRecord]:
+    _refresh(store, refreshed)
     query = sa.select(rulings).order_by(rulings.c.position)
     if where is not None:
         query = query.where(where)
@@ -125,17 +136,18 @@ def _records(store: EventStore, where: Any = None) -> list[AuditRecord]:
     return out
 
 
-def list_rulings(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
+def list_rulings(store: EventStore, match: str | None = None, player: str | None = None, *,
+                 refreshed: bool = False) -> list[AuditRecord]:
     """The penalty rulings (of ``match``, against ``player``), in the order they were made."""
     conditions = []
     if match:
         conditions.append(rulings.c.match_id == MatchService(store).resolve(match))
     if player:
         conditions.append(rulings.c.player == player)
-    return _records(store, sa.and_(*conditions) if conditions else None)
+    return _records(store, sa.and_(*conditions) if conditions else None, refreshed=refreshed)
 
 
-def resolve_ruling(store: EventStore, text: str) -> AuditRecord:
+def resolve_ruling(store: EventStore, text: str, *, refreshed: bool = False) -> AuditRecord:
     """A ruling by its audit id (``MATCH/RULING``), where each part may be a unique
     prefix (``3f9c/uxinjo-d2``), or by a unique prefix of the whole id."""
     text = text.removeprefix(MATCH_PREFIX)
@@ -148,7 +160,7 @@ def resolve_ruling(store: EventStore, text: str) -> AuditRecord:
         except UnknownMatch:
             raise UnknownMatch(f"no ruling {text!r}: no match {match_part!r}") from None
         text = f"{match_id}/{ruling_part}"
-    found = _records(store, rulings.c.audit_id.startswith(text, autoescape=True)) if text else []
+    found = _records(store, rulings.c.audit_id.startswith(text, autoescape=True), refreshed=refreshed) if text else []
     exact = [r for r in found if r.id == text]
     if exact:
         return exact[0]
@@ -159,13 +171,14 @@ def resolve_ruling(store: EventStore, text: str) -> AuditRecord:
     return found[0]
 
 
-def list_decisions(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
+def list_decisions(store: EventStore, match: str | None = None, player: str | None = None, *,
+                   refreshed: bool = False) -> list[AuditRecord]:
     """Decisions without a penalty, read from the match streams of the games that make
     them (the rulings projection holds penalty rulings only)."""
     if match:
         ids = [MatchService(store).resolve(match)]
     else:
-        ids = [m["match"] for m in list_matches(store) if makes_decisions(m["game"])
+        ids = [m["match"] for m in list_matches(store, refreshed=refreshed) if makes_decisions(m["game"])
                and (player is None or player in m["players"])]
     out: list[AuditRecord] = []
     for match_id in ids:
@@ -174,17 +187,19 @@ def list_decisions(store: EventStore, match: str | None = None, player: str | No
     return out
 
 
-def list_entries(store: EventStore, match: str | None = None, player: str | None = None) -> list[AuditRecord]:
+def list_entries(store: EventStore, match: str | None = None, player: str | None = None, *,
+                 refreshed: bool = False) -> list[AuditRecord]:
     """Penalty rulings and decisions without a penalty, in the order they were made."""
-    entries = list_rulings(store, match, player) + list_decisions(store, match, player)
+    entries = (list_rulings(store, match, player, refreshed=refreshed)
+               + list_decisions(store, match, player, refreshed=refreshed))
     return sorted(entries, key=lambda r: r.position)  # stable: a settlement's decisions keep their order
 
 
-def resolve_entry(store: EventStore, text: str) -> AuditRecord:
+def resolve_entry(store: EventStore, text: str, *, refreshed: bool = False) -> AuditRecord:
     """A penalty ruling (as ``resolve_ruling``), else a decision ``MATCH/KEY`` where
     each part may be a unique prefix."""
     try:
-        return resolve_ruling(store, text)
+        return resolve_ruling(store, text, refreshed=refreshed)
     except UnknownMatch as not_a_ruling:
         match_part, sep, key = text.removeprefix(MATCH_PREFIX).partition("/")
         if not sep or not match_part:

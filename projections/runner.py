@@ -146,6 +146,8 @@ def catch_up(
     folder = folder or MatchFolder(store)
     store.settle()  # what was committed before this call, so a reader sees its own writes
     select = _select(store)
+    if not _behind(store, projections, select):
+        return 0
     read = 0
     batches = 0
     while max_batches is None or batches < max_batches:
@@ -176,6 +178,19 @@ def catch_up(
         read += len(records)
         batches += 1
     return read
+
+
+def _behind(store: EventStore, projections: list[Projection], select: str) -> bool:
+    """Whether a settled event follows some projection's checkpoint, asked without a
+    write transaction or a lock: an idle league's reads then write nothing (no WAL for
+    a read replica to replay before it may serve them)."""
+    names = [p.name for p in projections]
+    with store.engine.connect() as conn:
+        found = dict(conn.execute(sa.select(checkpoints.c.name, checkpoints.c.position)
+                                  .where(checkpoints.c.name.in_(names))).all())
+        if len(found) < len(set(names)):
+            return True  # a projection without its row yet: the write path creates it
+        return bool(conn.execute(sa.text(select), {"p": min(found.values()), "n": 1}).first())
 
 
 def reset(store: EventStore, projection: Projection) -> None:

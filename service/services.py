@@ -12,6 +12,7 @@ from litestar import Request
 
 from kartludo.app.matches import MatchService
 from kartludo.app.tokens import Principal, TokenIndex
+from kartludo.projections import refresh
 from kartludo.service.auth import principal
 from kartludo.service.limits import Limits
 from kartludo.service.live import LiveHub, StreamSlots
@@ -59,10 +60,27 @@ class Services:
     def read(self, who: Principal | None, run: Callable[[MatchService], T], *, fence: int = 0) -> T:
         """``run`` over a replica that has ``who``'s own writes (and ``fence``), else over
         the primary (``store.replicas``); without replicas, simply over ``self.svc``.
-        Only for reads of events: commands, deals and projections use the primary."""
+        Only for reads of events: commands and deals use the primary, projections
+        ``read_models``."""
         if self.reads is None:
             return run(self.svc)
         return self.reads.read(lambda store: run(self._reader(store)), client=_client(who), fence=fence)
+
+    def read_models(self, who: Principal | None, run: Callable[[EventStore, bool], T]) -> T:
+        """``run(store, refreshed)`` for a read of the projections (standings, lists, the
+        audit trail). Without replicas: on the primary under ``projections``, the query
+        bringing them up to date itself (``refreshed`` False), as ever. With replicas:
+        brought up to date on the primary first, then ``run`` on a replica that has
+        replayed past the primary's WAL position after that catch-up (so every write
+        committed before this request, ``who``'s own among them, shows), else on the
+        primary; ``refreshed`` is True."""
+        if self.reads is None:
+            with self.projections:
+                return run(self.store, False)
+        with self.projections:
+            refresh(self.store)
+        fence = self.reads.primary_lsn(since=self.reads.clock())
+        return self.reads.read(lambda store: run(store, True), client=_client(who), fence=fence)
 
     def _reader(self, store: EventStore) -> MatchService:
         if store is self.store:

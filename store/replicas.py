@@ -32,6 +32,8 @@ import threading
 import time
 from typing import Any, Callable, Hashable, Sequence, TypeVar
 
+import sqlalchemy.exc
+
 from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
 from kartludo.store.eventstore import EventStore
 
@@ -48,6 +50,11 @@ RECHECK_SECONDS = 0.002
 BACKOFF_SECONDS = 5.0
 #: clients whose last write position is remembered (the oldest are forgotten first)
 MAX_CLIENTS = 100_000
+
+#: what a read replica raises through SQLAlchemy (the read-model queries use the engine):
+#: it is down or restarting, a query was cancelled by a conflict with its recovery, or
+#: its pool stayed busy
+_SQL_FAILURES = (sqlalchemy.exc.OperationalError, sqlalchemy.exc.TimeoutError)
 
 _PRIMARY_LSN = "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint"
 _REPLICA_STATUS = (
@@ -237,7 +244,7 @@ class ReadRouter:
             return run(self.primary)
         try:
             result = run(store)
-        except (DatabaseUnavailable, StoreBusy, OSError) as exc:
+        except (DatabaseUnavailable, StoreBusy, OSError, *_SQL_FAILURES) as exc:
             self._failed(replica, exc)
             self.primary_reads += 1
             return run(self.primary)

@@ -24,16 +24,18 @@ def get_audit(request: Request[Any, Any, Any], services: Svcs, who: Caller, matc
               player: Filter = None, limit: Limit = None, after: Cursor = None) -> Response[list[dict[str, Any]]]:
     """Every recorded penalty ruling (optionally of one match or one player); `limit`
     and `after` (an audit id, `MATCH/RULING`) page through them."""
-    with services.projections:
-        rows = msgspec.to_builtins(queries.list_rulings(services.store, match or None, player or None))
+    found = services.read_models(who, lambda store, done: queries.list_rulings(store, match or None, player or None,
+                                                                               refreshed=done))
+    rows = msgspec.to_builtins(found)
     return page(request, rows, lambda r: r["id"], limit, after)
 
 
 @get("/audit/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=responses(401, 404))
 def get_ruling(services: Svcs, who: Caller, match_id: MatchId, ruling_id: MatchId) -> dict[str, Any]:
     """One ruling (audit id `MATCH/RULING`): facts, effect, status, dispute history."""
-    with services.projections:
-        out: dict[str, Any] = msgspec.to_builtins(queries.resolve_ruling(services.store, f"{match_id}/{ruling_id}"))
+    record = services.read_models(who, lambda store, done: queries.resolve_ruling(store, f"{match_id}/{ruling_id}",
+                                                                                  refreshed=done))
+    out: dict[str, Any] = msgspec.to_builtins(record)
     return out
 
 

@@ -1,4 +1,5 @@
-"""The league: standings and series (read models, brought up to date on each read)."""
+"""The league: standings and series (read models, brought up to date on each read;
+with ``--read-db``, read on a replica after that: ``Services.read_models``)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ def get_standings(request: Request[Any, Any, Any], services: Svcs, who: Caller, 
                   sort: Sort = "rating", limit: Limit = None, after: Cursor = None) -> Response[list[dict[str, Any]]]:
     """League standings (per game or across games), as `kartludo standings --format
     json`, best first; `limit` and `after` (a player) page through them."""
-    with services.projections:
-        rows = msgspec.to_builtins(queries.standings(services.store, game, sort))
+    found = services.read_models(who, lambda store, done: queries.standings(store, game, sort, refreshed=done))
+    rows = msgspec.to_builtins(found)
     return page(request, rows, lambda r: r["player"], limit, after)
 
 
@@ -33,9 +34,9 @@ def get_series(services: Svcs, who: Caller, series_id: MatchId) -> dict[str, Any
     """A series: its matches and standings."""
     from kartludo.app.series import resolve_series
 
-    with services.projections:
-        out: dict[str, Any] = msgspec.to_builtins(queries.series_report(services.store,
-                                                                         resolve_series(services.store, series_id)))
+    report = services.read_models(who, lambda store, done: queries.series_report(
+        store, resolve_series(store, series_id), refreshed=done))
+    out: dict[str, Any] = msgspec.to_builtins(report)
     return out
 
 

@@ -81,13 +81,12 @@ async def get_matches(request: Request[Any, Any, Any], services: Svcs, who: Call
                       game: Filter = None, limit: Limit = None, after: Cursor = None) -> Response[list[dict[str, Any]]]:
     """Every match (id, game, status, deal, players, series, created_at), oldest first;
     `limit` and `after` page through them."""
-    rows = await anyio.to_thread.run_sync(_matches, services, game)
+    rows = await anyio.to_thread.run_sync(_matches, services, who, game)
     return page(request, rows, lambda r: r["match"], limit, after)
 
 
-def _matches(services: Services, game: str | None) -> list[dict[str, Any]]:
-    with services.projections:
-        return queries.list_matches(services.store, game)
+def _matches(services: Services, who: Principal | None, game: str | None) -> list[dict[str, Any]]:
+    return services.read_models(who, lambda store, done: queries.list_matches(store, game, refreshed=done))
 
 
 @get("/matches/{match_id:str}", sync_to_thread=True, responses=responses(401, 404))

@@ -15,6 +15,7 @@ import time
 import uuid
 
 import httpx
+import msgspec
 import pytest
 
 from kartludo.app.matches import MatchService
@@ -292,3 +293,222 @@ def test_cli_replay_reads_from_the_standby(replica, primary_store):
         assert down.exit_code == 0 and down.output == on_primary.output, down.output
     finally:
         cluster.start_standby()
+
+
+# --- read models (standings, lists, the audit trail) on the standby -------------------
+PLAYERS3 = ["ann", "bob", "cy"]
+
+
+def _checkpoint_rows(primary_url: str) -> list[tuple]:
+    """The projections' checkpoint rows with their xmin/xmax: a catch-up that locks or
+    writes them (a write transaction) changes one of these."""
+    import psycopg
+
+    with psycopg.connect(primary_url, autocommit=True) as conn:
+        return conn.execute("SELECT name, position, xmin::text, xmax::text FROM projection_checkpoints "
+                            "ORDER BY name").fetchall()
+
+
+def _until_replica_serves(router, read, tries: int = 200):
+    """``read()`` (each result is returned for the caller's checks) until the standby has
+    served one; the standby streams asynchronously, so a read right after a write may
+    rightly go to the primary."""
+    before = router.replicas[0].reads
+    results = []
+    for _ in range(tries):
+        results.append(read())
+        if router.replicas[0].reads > before:
+            return results
+        time.sleep(0.02)
+    raise AssertionError("the standby never served the read")
+
+
+@pytest.mark.postgres
+def test_league_and_audit_reads_are_served_by_the_standby(served, replica, primary_store, td):
+    """Standings, the match list, a series and the audit trail come from the standby once
+    it has replayed the catch-up; an idle league's reads write nothing on the primary."""
+    from kartludo.app.series import create_series
+    from kartludo.app.simulate import play_match, pick_bots
+    from kartludo.projections import queries
+    from scenarios import foul_deal
+
+    url, services = served
+    primary, _, cluster = replica
+    router = services.reads
+    svc = MatchService(primary_store)
+    sid = create_series(primary_store, "uxinjo", PLAYERS3, 60)
+    finished, _, _ = play_match(svc, "uxinjo", PLAYERS3, pick_bots("uxinjo", None), random.Random(1))
+    with httpx.Client(base_url=url, timeout=30) as http:
+        created = http.post("/matches", json={"game": "uxinjo", "seed": 1, "series": sid},
+                            headers=bearer(td))
+        assert created.status_code == 201, created.text
+        mid = created.json()["match"]
+        foul_deal(svc, mid, 0)
+        ruling = f"{mid}/uxinjo-d1-Or"
+        assert http.get("/standings").status_code == 200  # the first catch-up, on the primary
+        cluster.wait_replayed()
+        idle = _checkpoint_rows(primary)
+        assert idle, "the catch-up recorded no checkpoint"
+
+        standings = _until_replica_serves(router, lambda: http.get("/standings", headers=bearer(td)))
+        want = msgspec.to_builtins(queries.standings(primary_store))
+        assert want and {r["player"] for r in want} == set(PLAYERS3), "no finished match in the standings"
+        assert all(r.status_code == 200 and r.json() == want for r in standings)
+        matches = _until_replica_serves(router, lambda: http.get("/matches"))
+        assert all([m["match"] for m in r.json()] == [finished, mid] for r in matches)
+        series = _until_replica_serves(router, lambda: http.get(f"/series/{sid[:6]}"))
+        assert all([m["match"] for m in r.json()["matches"]] == [mid] for r in series)
+        listed = _until_replica_serves(router, lambda: http.get("/audit", params={"match": mid[:6]}))
+        assert all([a["id"] for a in r.json()] == [ruling] for r in listed)
+        shown = _until_replica_serves(router, lambda: http.get(f"/audit/{ruling}"))
+        assert all(r.status_code == 200 and r.json()["status"] == "standing" for r in shown)
+        assert http.get(f"/audit/{mid}/nosuch").status_code == 404
+        assert _checkpoint_rows(primary) == idle, "a read of an idle league wrote on the primary"
+
+
+@pytest.mark.postgres
+def test_a_ruling_appealed_then_read_at_once_is_seen(served, replica, primary_store, td):
+    """Read-your-writes for the audit trail: a seat's appeal, then its reads at once;
+    with replay paused the standby cannot have it, so the primary answers, and an
+    anonymous reader sees it too (the read follows the catch-up, not only its caller)."""
+    from scenarios import foul_deal
+
+    url, services = served
+    cluster = replica[2]
+    router = services.reads
+    svc = MatchService(primary_store)
+    with httpx.Client(base_url=url, timeout=30) as http:
+        created = http.post("/matches", json={"game": "uxinjo", "players": PLAYERS3, "seed": 1}, headers=bearer(td))
+        mid, tokens = created.json()["match"], created.json()["tokens"]
+        foul_deal(svc, mid, 0)
+        ruling = f"{mid}/uxinjo-d1-Or"
+        for reason in ("two combinations", "the count"):  # an appeal, then (refused) another, racing replay
+            r = http.post(f"/audit/{ruling}/appeal", json={"reason": reason}, headers=bearer(tokens["ann"]))
+            if r.status_code == 201:
+                got = http.get(f"/audit/{ruling}", headers=bearer(tokens["ann"]))
+                assert got.json()["status"] == "appealed" and got.json()["history"][-1]["by"] == "ann"
+            else:
+                assert r.status_code == 409, r.text
+        cluster.wait_replayed()
+        cluster.standby_sql("SELECT pg_wal_replay_pause()")
+        try:
+            served_before, primary_before = router.replicas[0].reads, router.primary_reads
+            r = http.post(f"/audit/{ruling}/decide", json={"decision": "overturn", "reason": "miscounted"},
+                          headers=bearer(td))
+            assert r.status_code == 201, r.text
+            for who in (bearer(td), {}):
+                got = http.get(f"/audit/{ruling}", headers=who).json()
+                assert got["status"] == "overturned" and got["history"][-1]["by"] == "mia"
+                assert [a["status"] for a in http.get("/audit", headers=who).json()] == ["overturned"]
+            other = http.post("/matches", json={"game": "hakamo", "players": ["ann", "bob", "cy", "dan"]},
+                              headers=bearer(td)).json()["match"]
+            assert other in [m["match"] for m in http.get("/matches", headers=bearer(td)).json()]
+            assert other in [m["match"] for m in http.get("/matches").json()]
+            assert router.replicas[0].reads == served_before, "the paused standby served a read it lacks"
+            assert router.primary_reads >= primary_before + 6
+        finally:
+            cluster.standby_sql("SELECT pg_wal_replay_resume()")
+        cluster.wait_replayed()
+        listed = _until_replica_serves(router, lambda: http.get("/audit", headers=bearer(tokens["ann"])))
+        assert all([a["status"] for a in r.json()] == ["overturned"] for r in listed)
+
+
+@pytest.mark.postgres
+def test_league_reads_survive_a_standby_that_stops(served, replica, primary_store, td):
+    from kartludo.app.series import create_series
+    from scenarios import foul_deal
+
+    url, services = served
+    cluster = replica[2]
+    router = services.reads
+    sid = create_series(primary_store, "uxinjo", PLAYERS3, 60)
+    with httpx.Client(base_url=url, timeout=30) as http:
+        mid = http.post("/matches", json={"game": "uxinjo", "seed": 1, "series": sid},
+                        headers=bearer(td)).json()["match"]
+        foul_deal(MatchService(primary_store), mid, 0)
+        paths = ["/standings", "/matches", f"/series/{sid}", "/audit", f"/audit/{mid}/uxinjo-d1-Or"]
+        before = {p: http.get(p).json() for p in paths}
+        cluster.wait_replayed()
+        _until_replica_serves(router, lambda: http.get("/audit"))
+        primary_before = router.primary_reads
+        stopper = threading.Thread(target=cluster.stop_standby)
+        stopper.start()  # stops while the reads go on
+        try:
+            for _ in range(10):
+                for p in paths:
+                    r = http.get(p)
+                    assert r.status_code == 200 and r.json() == before[p], (p, r.text)
+            stopper.join(60)
+            for p in paths:
+                r = http.get(p)
+                assert r.status_code == 200 and r.json() == before[p], (p, r.text)
+            assert router.primary_reads > primary_before, "the primary took no read"
+        finally:
+            stopper.join(60)
+            cluster.start_standby()
+
+
+@pytest.mark.postgres
+def test_cli_league_and_audit_reads_from_the_standby(replica, primary_store, monkeypatch):
+    """`standings`, `match list`, `series show/list`, `audit list/show` with --read-db
+    print what they print on the primary, served by the standby once it has replayed;
+    with replay paused they still show a write just made (the primary answers)."""
+    from click.testing import CliRunner
+
+    from kartludo.cli.main import cli
+    from kartludo.app.series import create_series
+    from kartludo.app.simulate import play_match, pick_bots
+    from kartludo.store import replicas
+    from scenarios import foul_deal
+
+    primary, standby, cluster = replica
+    routers: list = []
+    made = replicas.ReadRouter.__init__
+
+    def spied(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        routers.append(self)
+
+    monkeypatch.setattr(replicas.ReadRouter, "__init__", spied)
+    svc = MatchService(primary_store)
+    sid = create_series(primary_store, "uxinjo", PLAYERS3, 60)
+    play_match(svc, "uxinjo", PLAYERS3, pick_bots("uxinjo", None), random.Random(2))
+    mid = svc.create("uxinjo", None, seed=1, series=sid)
+    foul_deal(svc, mid, 0)
+    commands = [["standings", "--format", "json"], ["standings", "--series", sid[:6], "--format", "json"],
+                ["match", "list", "--format", "json"], ["series", "show", sid[:6], "--format", "json"],
+                ["series", "list", "--format", "json"], ["audit", "list", "--format", "json"],
+                ["audit", "show", f"{mid[:6]}/uxinjo-d1-Or", "--format", "json"]]
+    runner = CliRunner()
+
+    def run(args, *read):
+        out = runner.invoke(cli, ["--db", primary, *read, *args])
+        assert out.exit_code == 0, (args, out.output)
+        return out.output
+
+    on_primary = {tuple(c): run(c) for c in commands}
+    cluster.wait_replayed()
+    for c in commands:  # until the standby serves it (it streams asynchronously), always the same output
+        for _ in range(200):
+            assert run(c, "--read-db", standby) == on_primary[tuple(c)], c
+            if routers[-1].replicas[0].reads:
+                break
+            time.sleep(0.02)
+        else:
+            raise AssertionError(f"the standby never served {c}")
+    cluster.standby_sql("SELECT pg_wal_replay_pause()")
+    try:
+        other = svc.create("uxinjo", None, seed=4, series=sid)
+        listed = run(["match", "list", "--format", "json"], "--read-db", standby, "--read-max-lag", "3600")
+        assert other in listed and routers[-1].replicas[0].reads == 0, "the paused standby served the list"
+        shown = run(["series", "show", sid, "--format", "json"], "--read-db", standby, "--read-max-lag", "3600")
+        assert other in shown and routers[-1].replicas[0].reads == 0
+    finally:
+        cluster.standby_sql("SELECT pg_wal_replay_resume()")
+    cluster.stop_standby()
+    try:  # a standby that is down: the primary answers, nothing fails
+        assert run(["audit", "list", "--format", "json"], "--read-db", standby) == on_primary[
+            ("audit", "list", "--format", "json")]
+    finally:
+        cluster.start_standby()
+

@@ -55,9 +55,15 @@ def read_card(word: str) -> str | None:
 class Draw(Command, frozen=True, kw_only=True, tag="draw"):
     """A: draw the stock's top card."""
 
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "draw"
+
 
 class Take(Command, frozen=True, kw_only=True, tag="take"):
     """B: take the newest discard."""
+
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "take"
 
 
 class Discard(Command, frozen=True, kw_only=True, tag="discard"):
@@ -67,17 +73,29 @@ class Discard(Command, frozen=True, kw_only=True, tag="discard"):
 
     card: str
 
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "discard " + self.card
+
 
 class Munt(Command, frozen=True, kw_only=True, tag="munt"):
     """Declare a win: on one's own turn, or as a claim on another player's discard."""
+
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "munt"
 
 
 class Pass(Command, frozen=True, kw_only=True, tag="pass"):
     """Answer a claim window without claiming."""
 
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "pass"
+
 
 class Levu(Command, frozen=True, kw_only=True, tag="levu"):
     """Raise the points needed this deal by one (first turn only)."""
+
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "levu"
 
 
 class Eltiri(Command, frozen=True, kw_only=True, tag="eltiri"):
@@ -86,6 +104,9 @@ class Eltiri(Command, frozen=True, kw_only=True, tag="eltiri"):
     arguments: ClassVar[tuple[Arg, ...]] = (Card("card", read_card, JX_CARDS, "PJ"),)
 
     card: str
+
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "eltiri " + self.card
 
 
 COMMAND_TYPES: tuple[type[Command], ...] = (StartDeal, Draw, Take, Discard, Munt, Pass, Levu, Eltiri)

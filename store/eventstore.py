@@ -317,10 +317,11 @@ class EventStore:
         records = []
         version = expected_version
         prev: bytes | None = None
-        for events, actor, command_id in commands:
+        fresh = os.urandom(12 * len(commands)).hex()  # one system call for the batch's fresh ids
+        for i, (events, actor, command_id) in enumerate(commands):
             if not events:
                 raise ValueError("append needs at least one event")
-            command_id = command_id or os.urandom(12).hex()
+            command_id = command_id or fresh[24 * i:24 * i + 24]
             command_rows, prev = self._rows(stream_id, events, version, command_id, actor, self.clock(), prev)
             rows.extend(command_rows)
             records.append((stream_id, command_id, version + 1, version + len(command_rows)))

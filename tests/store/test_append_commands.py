@@ -4,6 +4,7 @@ stored exactly as appending them one by one would store them (both backends)."""
 from __future__ import annotations
 
 import itertools
+import os
 import uuid
 from urllib.parse import quote
 
@@ -13,7 +14,6 @@ from kartludo.store import ConcurrencyConflict, EventStore
 from kartludo.store.database import create_engine, upgrade
 from kartludo.store.integrity import verify
 
-from conftest import PG_URL, require_pg
 from sample_events import Moved, Noted
 
 
@@ -23,18 +23,17 @@ def twin_urls(request, tmp_path):
     if request.param == "sqlite":
         yield [f"sqlite:///{tmp_path / f'{name}.db'}" for name in ("one", "two")]
         return
-    require_pg()
+    first = request.getfixturevalue("pg_url")  # skips (or fails) without PostgreSQL
     import psycopg
 
-    schemas = ["kt_" + uuid.uuid4().hex[:12] for _ in range(2)]
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        for schema in schemas:
-            conn.execute(f"CREATE SCHEMA {schema}")
-    sep = "&" if "?" in PG_URL else "?"
-    yield [f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}" for schema in schemas]
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        for schema in schemas:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    server = os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    schema = "kt_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in server else "?"
+    yield [first, f"{server}{sep}options={quote(f'-csearch_path={schema}')}"]
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def _open(url: str, ticks: itertools.count[int]) -> EventStore:
@@ -109,4 +108,8 @@ def test_a_batch_is_all_or_nothing_under_optimistic_concurrency(store):
     with pytest.raises(ValueError):
         store.append_commands("s", [([], "ann", None)], 7)
     assert store.stream_version("s") == 7
+    # commands without an id get a fresh one each, as single appends do
+    store.append_commands("s", [([Noted(n=9)], "ann", None), ([Noted(n=10), Noted(n=11)], "bob", None)], 7)
+    ids = [r.command_id for r in store.read_stream("s", 8)]
+    assert ids[1] == ids[2] != ids[0] and all(len(i) == 24 and int(i, 16) >= 0 for i in ids)
     assert verify(store).ok

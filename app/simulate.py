@@ -207,8 +207,10 @@ def simulate(
     bots: Sequence[str] | None = None,
     max_deals: int = 60,
     on_match: Callable[[int], None] | None = None,
+    batch: bool = True,
 ) -> Summary:
-    """Play ``matches`` matches of each game in ``games`` with players from ``CLUB``."""
+    """Play ``matches`` matches of each game in ``games`` with players from ``CLUB``
+    (``batch``: a deal's commands in one transaction, see ``play_match``)."""
     summary = Summary()
     start = time.perf_counter()
     for game_name in games:
@@ -218,7 +220,8 @@ def simulate(
             rng = random.Random(f"{seed}:{game_name}:{i}")
             count = rng.choice(game.player_counts)
             players = rng.sample(CLUB, count)
-            match_id, deals, events = play_match(service, game_name, players, chosen, rng, max_deals=max_deals)
+            match_id, deals, events = play_match(service, game_name, players, chosen, rng, max_deals=max_deals,
+                                                 batch=batch)
             summary.matches += 1
             summary.deals += deals
             summary.events += events

@@ -148,6 +148,13 @@ def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]
             match.apply(event, version)
         unwritten[0] += len(decided)
 
+    def fold_back() -> None:
+        """The service's match back to what is written (nothing pending)."""
+        match.state, match.version, match.closed, match.disputes = (
+            written.state, written.version, written.closed, written.disputes)
+        pending.clear()
+        unwritten[:] = [0, 0]
+
     def flush() -> bool:
         """Write the pending commands; False when another writer moved the match first."""
         nonlocal written, events, deals
@@ -157,11 +164,12 @@ def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]
         try:
             store.append_commands(stream, pending, written.version)
         except ConcurrencyConflict:
-            # fold back to what is written, then catch up with the other writer
-            match.state, match.version, match.closed, match.disputes = (
-                written.state, written.version, written.closed, written.disputes)
-            service.load(match_id)
+            fold_back()
+            service.load(match_id)  # catch up with the other writer
             stored = False
+        except BaseException:
+            fold_back()
+            raise
         else:
             events += unwritten[0]
             deals += unwritten[1]
@@ -171,29 +179,34 @@ def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]
         written = match.copy()
         return stored
 
-    for _ in range(max_commands):
-        state = match.state
-        if game.is_finished(state):
-            break
-        if game.can_deal(state):
-            if not flush():
-                continue  # the match as the other writer left it
-            if deals >= max_deals:
+    try:
+        for _ in range(max_commands):
+            state = match.state
+            if game.is_finished(state):
                 break
-            if match.closed:
-                raise AppError(f"match {match_id} is closed: no more deals")
-            record(_deal_events(match), "simulator")
-            unwritten[1] += 1
-            continue
-        seats = game.to_act(state)
-        if not seats:
-            raise RuntimeError(f"{game.name} match {match_id}: nobody to act in phase {game.phase(state)}")
-        seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
-        legal = game.legal_commands(state, seat)
-        command = seat_bots[seat].choose(game, state, seat, legal, rng)
-        record(service.play(command)(match), players[seat])
-        if unwritten[0] >= BATCH_EVENTS:
-            flush()
+            if game.can_deal(state):
+                if not flush():
+                    continue  # the match as the other writer left it
+                if deals >= max_deals:
+                    break
+                if match.closed:
+                    raise AppError(f"match {match_id} is closed: no more deals")
+                record(_deal_events(match), "simulator")
+                unwritten[1] += 1
+                continue
+            seats = game.to_act(state)
+            if not seats:
+                raise RuntimeError(f"{game.name} match {match_id}: nobody to act in phase {game.phase(state)}")
+            seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
+            legal = game.legal_commands(state, seat)
+            command = seat_bots[seat].choose(game, state, seat, legal, rng)
+            record(service.play(command)(match), players[seat])
+            if unwritten[0] >= BATCH_EVENTS:
+                flush()
+    except BaseException:
+        # what was accepted before the failure is written, as one append per command writes it
+        flush()
+        raise
     flush()
     return deals, events
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Any
 
 import msgspec
 import pytest
@@ -14,6 +15,7 @@ import sqlalchemy as sa
 
 from kartludo.app.matches import MatchService, stream_of
 from kartludo.app.simulate import CLUB, pick_bots, play_match, simulate
+from kartludo.engine.base import Bot
 from kartludo.engine.registry import get_game
 from kartludo.events.match import DealStarted
 from kartludo.store import EventStore
@@ -118,3 +120,35 @@ def test_a_batched_match_moved_by_another_writer_plays_on_from_the_store(sqlite_
         assert verify(store).ok
     finally:
         store.close()
+
+
+class _Failing(Bot[Any]):
+    """The heuristic bot until its ``after``-th choice, which fails."""
+
+    name = "failing"
+
+    def __init__(self, after: int) -> None:
+        self.after, self.made = after, 0
+        self.inner = get_game("uxinjo").bots()["heuristic"]
+
+    def choose(self, game, state, seat, legal, rng):
+        self.made += 1
+        if self.made > self.after:
+            raise RuntimeError("the bot broke")
+        return self.inner.choose(game, state, seat, legal, rng)
+
+
+def test_a_failure_mid_deal_leaves_what_one_append_per_command_leaves(store):
+    svc = MatchService(store)
+    played = []
+    for batch in (False, True):
+        with pytest.raises(RuntimeError, match="the bot broke"):
+            play_match(svc, "uxinjo", ["ann", "bob", "cy"], [_Failing(50)], random.Random(8), batch=batch)
+        mid = store.streams("match-")[-1] if not played else next(
+            s for s in store.streams("match-") if s != played[0][0])
+        records = store.read_stream(mid)
+        cached = svc.load(mid.removeprefix("match-"), refresh=False)
+        assert cached.version == len(records)  # the service's match is the stored one
+        assert cached.state == MatchService(store).load(mid.removeprefix("match-")).state
+        played.append((mid, [(r.version, r.type, r.actor) for r in records]))
+    assert played[0][1] == played[1][1] and len(played[0][1]) > 50

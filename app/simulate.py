@@ -12,9 +12,16 @@ from typing import Any, Callable, Sequence
 
 import msgspec
 
-from kartludo.app.matches import MatchService
-from kartludo.engine.base import BadCommand, Bot
+from kartludo.app import snapshots
+from kartludo.app.aggregate import Match
+from kartludo.app.errors import AppError
+from kartludo.app.fairness import committed, random_deck
+from kartludo.app.matches import MatchService, stream_of
+from kartludo.engine.base import BadCommand, Bot, StartDeal, seeded_deck
 from kartludo.engine.registry import get_game
+from kartludo.events.base import Event
+from kartludo.events.match import RANDOM_SHUFFLE, DealStarted
+from kartludo.store import ConcurrencyConflict
 
 #: players drawn for simulated matches (a small club, so standings mean something)
 CLUB = ("ann", "bob", "cy", "dan", "eve", "fay", "gus", "hal")
@@ -59,17 +66,29 @@ def play_match(
     max_commands: int = 100_000,
     series: str | None = None,
     match_id: str | None = None,
+    batch: bool | None = None,
 ) -> tuple[str, int, int]:
     """Play one match to its end (or ``max_deals``); returns (match id, deals, events).
     With ``match_id`` the bots take over that match where it stands (the demo plays
-    a scripted deal first)."""
+    a scripted deal first).
+
+    ``batch`` (default: for a match it creates outside a series) plays each deal on
+    the folded match in memory and appends its commands in one transaction when the
+    deal ends (``EventStore.append_commands``): the same events, rows and snapshots as
+    one append per command, without a transaction per command. A series match goes
+    command by command (its deadline may close it)."""
     game = get_game(game_name)
     events = 0
+    if batch is None:
+        batch = match_id is None and series is None
     if match_id is None:
         match_id = service.create(game_name, players, seed=rng.getrandbits(32), options=options, series=series,
                                   actor="simulator")
         events = 1
     seat_bots = [bots[i % len(bots)] for i in range(len(players))]
+    if batch and service.load(match_id, refresh=False).created.series is None:
+        deals, played = _play_batched(service, match_id, seat_bots, rng, max_deals, max_commands)
+        return match_id, deals, events + played
     deals = 0
     for _ in range(max_commands):
         match = service.load(match_id, refresh=False)
@@ -92,6 +111,106 @@ def play_match(
     return match_id, deals, events
 
 
+#: the most events a batched simulation keeps unwritten (a deal is far shorter)
+BATCH_EVENTS = 4000
+
+
+def _deal_events(match: Match) -> list[Event]:
+    """The next deal's events as ``MatchService.deal`` decides them outside a series:
+    the match's seeded shuffle (a fresh one without a seed), with salt and commitment."""
+    full = match.game.deck(match.created.options)
+    if match.created.seed is None:
+        command = StartDeal(deck=random_deck(full), shuffle=RANDOM_SHUFFLE)
+    else:
+        order, shuffle = seeded_deck(full, match.created.seed, match.game.deal_number(match.state) + 1)
+        command = StartDeal(deck=order, shuffle=shuffle)
+    return [committed(e) if isinstance(e, DealStarted) else e for e in match.game.decide(match.state, command)]
+
+
+def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]], rng: random.Random,
+                  max_deals: int, max_commands: int) -> tuple[int, int]:
+    """``play_match``'s loop on the service's folded match, each event folded once,
+    written a deal at a time. Another writer moving the match meanwhile makes the
+    write a conflict: the unwritten commands are dropped and play goes on from the
+    stored match. Returns (deals, events written)."""
+    match = service.load(match_id)
+    game, players, store, stream = match.game, match.players, service.store, stream_of(match_id)
+    written = match.copy()
+    pending: list[tuple[list[Event], str, str | None]] = []
+    unwritten = [0, 0]  # events, deals
+    deals = events = 0
+
+    def record(decided: list[Event], actor: str) -> None:
+        pending.append((decided, actor, None))
+        version = match.version
+        for event in decided:
+            version += 1
+            match.apply(event, version)
+        unwritten[0] += len(decided)
+
+    def fold_back() -> None:
+        """The service's match back to what is written (nothing pending)."""
+        match.state, match.version, match.closed, match.disputes = (
+            written.state, written.version, written.closed, written.disputes)
+        pending.clear()
+        unwritten[:] = [0, 0]
+
+    def flush() -> bool:
+        """Write the pending commands; False when another writer moved the match first."""
+        nonlocal written, events, deals
+        if not pending:
+            return True
+        stored = True
+        try:
+            store.append_commands(stream, pending, written.version)
+        except ConcurrencyConflict:
+            fold_back()
+            service.load(match_id)  # catch up with the other writer
+            stored = False
+        except BaseException:
+            fold_back()
+            raise
+        else:
+            events += unwritten[0]
+            deals += unwritten[1]
+            snapshots.after_commit(store, match)
+        pending.clear()
+        unwritten[:] = [0, 0]
+        written = match.copy()
+        return stored
+
+    try:
+        for _ in range(max_commands):
+            state = match.state
+            if game.is_finished(state):
+                break
+            if game.can_deal(state):
+                if not flush():
+                    continue  # the match as the other writer left it
+                if deals >= max_deals:
+                    break
+                if match.closed:
+                    raise AppError(f"match {match_id} is closed: no more deals")
+                record(_deal_events(match), "simulator")
+                unwritten[1] += 1
+                continue
+            seats = game.to_act(state)
+            if not seats:
+                raise RuntimeError(f"{game.name} match {match_id}: nobody to act in phase {game.phase(state)}")
+            seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
+            legal = game.legal_commands(state, seat)
+            command = seat_bots[seat].choose(game, state, seat, legal, rng)
+            record(service.play(command)(match), players[seat])
+            if unwritten[0] >= BATCH_EVENTS:
+                flush()
+    except BaseException:
+        # what was accepted before the failure is written, as one append per command writes it
+        flush()
+        raise
+    flush()
+    return deals, events
+
+
 def simulate(
     service: MatchService,
     games: Sequence[str],
@@ -101,8 +220,10 @@ def simulate(
     bots: Sequence[str] | None = None,
     max_deals: int = 60,
     on_match: Callable[[int], None] | None = None,
+    batch: bool = True,
 ) -> Summary:
-    """Play ``matches`` matches of each game in ``games`` with players from ``CLUB``."""
+    """Play ``matches`` matches of each game in ``games`` with players from ``CLUB``
+    (``batch``: a deal's commands in one transaction, see ``play_match``)."""
     summary = Summary()
     start = time.perf_counter()
     for game_name in games:
@@ -112,7 +233,8 @@ def simulate(
             rng = random.Random(f"{seed}:{game_name}:{i}")
             count = rng.choice(game.player_counts)
             players = rng.sample(CLUB, count)
-            match_id, deals, events = play_match(service, game_name, players, chosen, rng, max_deals=max_deals)
+            match_id, deals, events = play_match(service, game_name, players, chosen, rng, max_deals=max_deals,
+                                                 batch=batch)
             summary.matches += 1
             summary.deals += deals
             summary.events += events

@@ -6,7 +6,10 @@ Each measurement runs in a fresh process, alternating this tree and the baseline
 this / baseline:
 
 * ``--matches`` Uxinjo matches of heuristic bots simulated into a fresh SQLite file
-  (``kartludo simulate``'s path): matches/s (target >= 50);
+  (``kartludo simulate``'s path): matches/s (target >= 50); where the tree has it,
+  also its per-command write path (``simulate(batch=False)``: one transaction per
+  command, as before deals were written in one), to tell the store's share from the
+  engine's;
 * ``hypo rollout --n 1000`` from step 1 of a simulated Uxinjo deal, actual and
   resampled hidden cards: seconds.
 
@@ -31,6 +34,7 @@ from scaling import ROOT, Trees  # noqa: E402
 
 
 def child(matches: int, n: int) -> dict[str, float]:
+    import inspect
     import random
 
     from kartludo.app import hypotheticals as hy
@@ -45,6 +49,11 @@ def child(matches: int, n: int) -> dict[str, float]:
         summary = simulate(MatchService(store), ["uxinjo"], matches, seed=1, bots=["heuristic"])
         out["matches/s"] = summary.matches / summary.seconds
         out["events"] = summary.events
+        if "batch" in inspect.signature(simulate).parameters:  # this tree's per-command write path
+            store_1 = EventStore.open(f"sqlite:///{os.path.join(tmp, 'sim1.db')}")
+            one = simulate(MatchService(store_1), ["uxinjo"], matches, seed=1, bots=["heuristic"], batch=False)
+            out["matches/s per-command"] = one.matches / one.seconds
+            store_1.close()
         mid, _, _ = play_match(MatchService(store), "uxinjo", ["ann", "bob", "cy"], pick_bots("uxinjo", ["heuristic"]),
                                random.Random(1), max_deals=1)
         h = hy.load(store, hy.create(store, mid, 1, 1))
@@ -89,9 +98,12 @@ def main() -> None:
               f"(baseline: {args.baseline})")
         for key in results["this"][0]:
             this = statistics.median(r[key] for r in results["this"])
+            if key not in results["baseline"][0]:  # measured in this tree only
+                print(f"{key:22} baseline       n/a   this {this:9.2f}")
+                continue
             base = statistics.median(r[key] for r in results["baseline"])
             target = "  (target >= 50)" if key == "matches/s" else ""
-            print(f"{key:20} baseline {base:9.2f}   this {this:9.2f}   ratio {this / base:5.2f}{target}")
+            print(f"{key:22} baseline {base:9.2f}   this {this:9.2f}   ratio {this / base:5.2f}{target}")
 
 
 if __name__ == "__main__":

@@ -294,13 +294,69 @@ class EventStore:
             self.sealer.appended(self, len(rows))
         return Appended(stream_id, expected_version + 1, version, positions)
 
+    def append_commands(
+        self,
+        stream_id: str,
+        commands: Sequence[tuple[Sequence[Event], str, str | None]],
+        expected_version: int,
+    ) -> list[Appended]:
+        """Append several commands' events ``(events, actor, command_id)`` to one stream
+        after ``expected_version`` in one transaction: all or nothing (a simulator's
+        deal in one write instead of one per command).
+
+        The rows are exactly those of appending the commands one by one: each command
+        reads the clock once, in order, gets its own command id (a fresh one for None)
+        and its own command record, and the hash chain runs on from one command to the
+        next. Raises ``ConcurrencyConflict`` when the stream is not at
+        ``expected_version``; when every command id was accepted before, writes
+        nothing and returns the original appends.
+        """
+        if not commands:
+            raise ValueError("append_commands needs at least one command")
+        rows: list[tuple[Any, ...]] = []
+        records = []
+        version = expected_version
+        prev: bytes | None = None
+        fresh = os.urandom(12 * len(commands)).hex()  # one system call for the batch's fresh ids
+        for i, (events, actor, command_id) in enumerate(commands):
+            if not events:
+                raise ValueError("append needs at least one event")
+            command_id = command_id or fresh[24 * i:24 * i + 24]
+            command_rows, prev = self._rows(stream_id, events, version, command_id, actor, self.clock(), prev)
+            rows.extend(command_rows)
+            records.append((stream_id, command_id, version + 1, version + len(command_rows)))
+            version += len(command_rows)
+        try:
+            positions = self._write(rows, records, [stream_id])
+        except self._driver.IntegrityError:
+            originals = [self.find_command(stream_id, command_id) for _, command_id, _, _ in records]
+            if all(o is not None for o in originals):
+                return originals  # type: ignore[return-value]
+            actual = self.stream_version(stream_id)
+            if actual != expected_version:
+                raise ConcurrencyConflict(stream_id, expected_version, actual) from None
+            raise
+        assert prev is not None
+        self._remember(stream_id, version, prev)
+        if self.sealer is not None:
+            self.sealer.appended(self, len(rows))
+        appended = []
+        start = 0
+        for _, _, first, last in records:
+            count = last - first + 1
+            appended.append(Appended(stream_id, first, last, positions[start:start + count]))
+            start += count
+        return appended
+
     def _rows(
         self, stream_id: str, events: Sequence[Event], expected_version: int, command_id: str, actor: str,
-        recorded_at: int,
+        recorded_at: int, prev: bytes | None = None,
     ) -> tuple[list[tuple[Any, ...]], bytes]:
-        """The rows to insert, hash-chained from the stream's head; and the new head hash."""
+        """The rows to insert, hash-chained from the stream's head (``prev``: the hash
+        at ``expected_version``, when the caller holds it); and the new head hash."""
         check_envelope(stream_id, actor, command_id)
-        prev = self._prev_hash(stream_id, expected_version)
+        if prev is None:
+            prev = self._prev_hash(stream_id, expected_version)
         rows = []
         version = expected_version
         encode = _canonical.encode

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot
 from kartludo.engine.jx import colour, is_jx
+from kartludo.engine.uxinjo.commands import Discard
 from kartludo.engine.uxinjo.hand import WILD, best_split, face
 from kartludo.engine.uxinjo.view import seat_view
 
@@ -83,9 +84,10 @@ class HeuristicBot(Bot[Any]):
             jx = [c for c in hand if is_jx(c)]
             if len(jx) >= 2 and f"eltiri {jx[0]}" in by_text and "PJ" in jx:
                 return by_text["eltiri PJ"]
-            discards = [c for c in legal if c.text().startswith("discard ")]
+            discards = [c for c in legal if type(c) is Discard]
             if discards:
-                return min(discards, key=lambda c: (self._keep(hand, c.args()[0], revealed), c.text()))
+                faces = self._faces(hand, revealed)
+                return min(discards, key=lambda c: (self._kept(faces, c.card, revealed), c.card))
         if "take" in by_text and top is not None:
             if wins(hand + (top,)) or self._gain(hand, top, revealed) >= 4:
                 return by_text["take"]
@@ -97,14 +99,14 @@ class HeuristicBot(Bot[Any]):
     def _faces(cards: Iterable[str], revealed: str | None) -> list[str]:
         return [f for f in (face(c, revealed) for c in cards) if f is not None]
 
-    def _keep(self, hand: Iterable[str], card: str, revealed: str | None) -> int:
-        """How much ``card`` combines with the rest of the hand (low = discard it)."""
+    @staticmethod
+    def _kept(faces: list[str], card: str, revealed: str | None) -> int:
+        """How much ``card`` combines with the rest of the hand (low = discard it), from
+        the hand's faces taken once per turn: its affinity to every face but its own."""
         f = face(card, revealed)
         if f is None:
             return -1
-        rest = list(hand)
-        rest.remove(card)
-        return sum(affinity(f, g) for g in self._faces(rest, revealed))
+        return sum(affinity(f, g) for g in faces) - affinity(f, f)
 
     def _gain(self, hand: Iterable[str], card: str, revealed: str | None) -> int:
         f = face(card, revealed)

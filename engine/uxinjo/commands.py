@@ -55,9 +55,15 @@ def read_card(word: str) -> str | None:
 class Draw(Command, frozen=True, kw_only=True, tag="draw"):
     """A: draw the stock's top card."""
 
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "draw"
+
 
 class Take(Command, frozen=True, kw_only=True, tag="take"):
     """B: take the newest discard."""
+
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "take"
 
 
 class Discard(Command, frozen=True, kw_only=True, tag="discard"):
@@ -67,17 +73,29 @@ class Discard(Command, frozen=True, kw_only=True, tag="discard"):
 
     card: str
 
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "discard " + self.card
+
 
 class Munt(Command, frozen=True, kw_only=True, tag="munt"):
     """Declare a win: on one's own turn, or as a claim on another player's discard."""
+
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "munt"
 
 
 class Pass(Command, frozen=True, kw_only=True, tag="pass"):
     """Answer a claim window without claiming."""
 
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "pass"
+
 
 class Levu(Command, frozen=True, kw_only=True, tag="levu"):
     """Raise the points needed this deal by one (first turn only)."""
+
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "levu"
 
 
 class Eltiri(Command, frozen=True, kw_only=True, tag="eltiri"):
@@ -86,6 +104,9 @@ class Eltiri(Command, frozen=True, kw_only=True, tag="eltiri"):
     arguments: ClassVar[tuple[Arg, ...]] = (Card("card", read_card, JX_CARDS, "PJ"),)
 
     card: str
+
+    def text(self) -> str:  # ``Command.text``'s, written out: weighed for every candidate
+        return "eltiri " + self.card
 
 
 COMMAND_TYPES: tuple[type[Command], ...] = (StartDeal, Draw, Take, Discard, Munt, Pass, Levu, Eltiri)
@@ -269,17 +290,22 @@ _CHECKS: dict[type, Callable[[UxState, Any], list[Event]]] = {
 def candidates(state: UxState, seat: int) -> list[Command]:
     """Every command worth checking for ``seat`` now (a superset of the legal ones):
     only the verbs the phase can accept (``check`` refuses every other verb in it), so
-    bots and rollouts do not build and refuse a dozen commands per turn."""
+    bots and rollouts do not build and refuse a dozen commands per turn. Nor the commands ``check`` is sure to refuse for the seat's own cards and turn: a
+    levu after its first turn or a second levu, a Jx or the card just taken as a
+    discard, an eltiri of a Jx not held."""
     phase = state.phase
+    seated = 0 <= seat < SEATS
+    levu = seated and not state.first_turn_done[seat] and seat not in state.levu
     if phase is Phase.TURN:
-        return [Draw(seat=seat), Take(seat=seat), Levu(seat=seat)]
+        return [Draw(seat=seat), Take(seat=seat), Levu(seat=seat)] if levu else [Draw(seat=seat), Take(seat=seat)]
     if phase is Phase.CLAIM:
         return [Draw(seat=seat), Take(seat=seat), Munt(seat=seat), Pass(seat=seat)]
     if phase is Phase.DISCARD:
-        out: list[Command] = [Munt(seat=seat), Levu(seat=seat)]
-        if 0 <= seat < SEATS:
-            out.extend(Discard(seat=seat, card=c) for c in dict.fromkeys(state.hands[seat]))
-        out.extend((Eltiri(seat=seat, card=PJX), Eltiri(seat=seat, card=AJX)))
+        out: list[Command] = [Munt(seat=seat), Levu(seat=seat)] if levu else [Munt(seat=seat)]
+        if seated:
+            hand, taken = state.hands[seat], state.taken
+            out.extend(Discard(seat=seat, card=c) for c in dict.fromkeys(hand) if c not in JX and c != taken)
+            out.extend(Eltiri(seat=seat, card=c) for c in (PJX, AJX) if c in hand)
         return out
     return []  # between deals, judging, finished: only the table's deal
 

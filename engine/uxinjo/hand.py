@@ -125,17 +125,26 @@ def _label(card: str, f: str) -> str:
     return card if card == f else f"{card}={f}"
 
 
+#: the ten ways to split six cards in two triples, the first card in the first one:
+#: (positions of the first triple, of the second), in ``combinations`` order
+_SPLITS = tuple(
+    ((0, 1 + i, 1 + j), tuple(1 + k for k in range(5) if k not in (i, j))) for i, j in combinations(range(5), 2)
+)
+
+
 @lru_cache(maxsize=65536)
 def _best(six: tuple[str, ...], revealed: str | None) -> HandScore | None:
-    first, rest = six[0], six[1:]
     best: HandScore | None = None
-    for pair in combinations(range(5), 2):
-        a = (first, rest[pair[0]], rest[pair[1]])
-        b = tuple(rest[i] for i in range(5) if i not in pair)
-        opts_a = _triple_options(a, _revealed_for(a, revealed))
+    # only a C takes its face from the revealed card (``_revealed_for``)
+    c_at = revealed if CENTRO in six else None
+    options = _triple_options
+    for (x, y, z), (u, v, w) in _SPLITS:
+        a = (six[x], six[y], six[z])
+        opts_a = options(a, c_at if CENTRO in a else None)
         if not opts_a:
             continue
-        opts_b = _triple_options(b, _revealed_for(b, revealed))
+        b = (six[u], six[v], six[w])
+        opts_b = options(b, c_at if CENTRO in b else None)
         for la, fa, ta in opts_a:
             for lb, fb, tb in opts_b:
                 faces = fa + fb

@@ -211,3 +211,18 @@ def test_a_seats_bot_view_is_part_of_its_view():
         for event in game.decide(state, command):
             state = game.evolve(state, event)
     assert windows > 10
+
+
+def test_uxinjo_commands_spell_their_text_as_every_command_does():
+    """The Uxinjo commands write ``text`` out (it is weighed for every candidate):
+    the same words as ``Command.text`` makes from the verb and its arguments."""
+    from kartludo.engine.commands import Command
+    from kartludo.engine.jx import JX_DECK
+    from kartludo.engine.uxinjo.commands import COMMAND_TYPES, Discard, Eltiri
+
+    made = [cls(seat=1) for cls in COMMAND_TYPES if cls not in (Discard, Eltiri) and cls.verb() != "deal"]
+    made += [cls(seat=2, card=card) for cls in (Discard, Eltiri) for card in JX_DECK]
+    assert len(made) == 5 + 2 * len(JX_DECK)
+    for command in made:
+        assert command.text() == Command.text(command)
+        assert type(command).parse(command.seat, command.text().split()[1:]) == command

@@ -25,36 +25,6 @@ ROW_H = CARD_H + 6
 PAD = 12
 
 
-def table_zones(game: str, view: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The cards on the table a view shows, by zone (name, cards), per game: what lies
-    in the middle of the diagram (hands and a player's exposed cards sit at their seat)."""
-    zones: list[tuple[str, list[str]]] = []
-    if game == "uxinjo":
-        if view.get("top_discard"):
-            zones.append(("top of the discards", [view["top_discard"]]))
-        if view.get("revealed"):
-            zones.append(("revealed (stock)", [view["revealed"]]))
-    elif game == "hakamo":
-        trick = view.get("trick") or {}
-        if trick.get("plays"):
-            zones.append(("trick", [p["card"] for p in trick["plays"]]))
-        kas = view.get("kasxetoj") or {}
-        cards = [kas[k] for k in ("upper", "lower") if kas.get(k)]
-        if cards:
-            zones.append(("kasxetoj", cards))
-    elif game == "laugavatnsmanni":
-        if view.get("trick"):
-            zones.append(("trick", [p["card"] for p in view["trick"]]))
-        if view.get("manni"):
-            zones.append(("manni", list(view["manni"])))
-        if view.get("discards"):
-            zones.append(("discards", list(view["discards"])))
-    elif game in ("svoi_kozyri", "svoi-kozyri"):
-        if view.get("pile"):
-            zones.append(("pile", list(view["pile"])))
-    return zones
-
-
 def seat_zones(game: str, view: dict[str, Any], player: str) -> list[tuple[str, list[str]]]:
     """A seat's cards: its hand (backs where the view hides it) and its exposed cards."""
     hands = view.get("hands") or {}
@@ -107,7 +77,7 @@ def diagram(game: Game[Any], state: Any, players: Sequence[str], *, viewer: View
                                                                       else "") + f" · {len(zones[0][1])} cards"
         blocks[points[i] if i < len(points) else f"seat {i}"] = (label, zones,
                                                                {f"exposed:{player}": "exposed"})
-    table = table_zones(game.name, view)
+    table = game.table_zones(view)  # the game names what lies in the middle
     top = PAD + (22 if caption else 0)
     # first pass for heights
     def height(zones: list[tuple[str, list[str]]], names: dict[str, str]) -> int:

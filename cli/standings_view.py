@@ -1,7 +1,7 @@
 """League standings as a TD reads them: every column named for what it counts.
 
 The library's ``Standing`` calls each game's own total ``score``; here it gets the
-game's word (Svoi Kozyri counts ``losses``: lower is better), a ``rank`` column says
+game's word (``Game.total_column``: Svoi Kozyri counts ``losses``, lower is better), a ``rank`` column says
 who leads by the chosen sort, and a legend under the table explains each column once.
 The same names are the table's headers, the CSV's header and keys of the JSON objects
 (which keep every field of ``Standing`` besides, for the API's readers).
@@ -12,14 +12,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import msgspec
-
-#: game -> (the column holding the game's own total, what it counts and which way is better)
-TOTALS: dict[str, tuple[str, str]] = {
-    "uxinjo": ("match_points", "Uxinjo MP from the markers; higher is better"),
-    "hakamo": ("points", "Hakamo game points; higher is better"),
-    "laugavatnsmanni": ("points", "Laugavatnsmanni points; higher is better"),
-    "svoi-kozyri": ("losses", "deals lost (the last player holding cards); lower is better"),
-}
 
 #: --sort choices: the library's sorts, and the column names that mean them
 SORT_ALIASES = {"match_points": "score", "points": "score", "losses": "score", "placement_points": "placement"}
@@ -32,7 +24,9 @@ def total_column(game: str | None) -> tuple[str, str] | None:
     """The game's total column and its legend (None across games: totals do not add up)."""
     if game is None:
         return None
-    return TOTALS.get(game, ("score", "the game's own total"))
+    from kartludo.engine.registry import get_game
+
+    return get_game(game).total_column
 
 
 def _rank_key(row: Any, sort: str) -> Any:

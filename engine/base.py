@@ -254,6 +254,9 @@ class Game(abc.ABC, Generic[S]):
     trick_events: ClassVar[tuple[type[Event], type[Event]] | None] = None
     #: match points each standing penalty ruling costs a player in a series
     foul_series_mp: ClassVar[int] = 0
+    #: the standings' name for the game's own total, and a line saying what it counts
+    #: and which way is better (a TD reads "losses", not "score", for a game won low)
+    total_column: ClassVar[tuple[str, str]] = ("score", "the game's own total")
 
     # --- the rules ------------------------------------------------------------------
     @abc.abstractmethod
@@ -322,6 +325,13 @@ class Game(abc.ABC, Generic[S]):
         """The result as things stand now (between deals, a series cut at its
         deadline is scored from it); by default the final result once finished."""
         return self.result(state)
+
+    def table_zones(self, view: dict[str, Any], /) -> list[tuple[str, list[str]]]:
+        """The cards in the middle of the table in ``view`` (a trick, a pile, the top
+        discard), each zone named, for the casebook's deal diagram: none by default.
+        A seat's hand and exposed cards are drawn at the seat from the view's common
+        ``hands``/``hand_sizes``/``exposed`` fields."""
+        return []
 
     def closed_fields(self, state: S, /) -> dict[str, Any]:
         """What ``view`` shows once a match is finished, for a match the pipeline closed

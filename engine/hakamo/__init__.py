@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from kartludo.engine.hakamo import cautions as _cautions
 from kartludo.engine.base import Bot, Game, Result, ranks_from_scores
 from kartludo.engine.hakamo import commands, fold, rules, settle
@@ -27,6 +29,7 @@ from kartludo.events.hakamo import Played, TrickEnded
 class Hakamo(Game[HkState]):
     name = "hakamo"
     title = "Hakamo"
+    total_column = ("points", "Hakamo game points; higher is better")
     ruleset = "hakamo-1"
     player_counts = (4,)
     seat_names = SEAT_LABELS
@@ -46,6 +49,17 @@ class Hakamo(Game[HkState]):
     view = staticmethod(_view.view)
     redact = staticmethod(_view.redact)
     render = staticmethod(_view.render)
+
+    def table_zones(self, view: dict[str, Any], /) -> list[tuple[str, list[str]]]:
+        zones: list[tuple[str, list[str]]] = []
+        trick = view.get("trick") or {}
+        if trick.get("plays"):
+            zones.append(("trick", [p["card"] for p in trick["plays"]]))
+        kas = view.get("kasxetoj") or {}
+        cards = [kas[k] for k in ("upper", "lower") if kas.get(k)]
+        if cards:
+            zones.append(("kasxetoj", cards))
+        return zones
     describe = staticmethod(_view.describe)
     caution = staticmethod(_cautions.caution)
 

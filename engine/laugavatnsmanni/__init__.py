@@ -35,6 +35,7 @@ def _check_max_deals(value: Any) -> str | None:
 class Laugavatnsmanni(Game[LvState]):
     name = "laugavatnsmanni"
     title = "Laugavatnsmanni"
+    total_column = ("points", "Laugavatnsmanni points; higher is better")
     ruleset = "laugavatnsmanni-2"
     player_counts = (3,)
     seat_names = SEAT_LABELS
@@ -68,6 +69,16 @@ class Laugavatnsmanni(Game[LvState]):
     view = staticmethod(_view.view)
     redact = staticmethod(_view.redact)
     render = staticmethod(_view.render)
+
+    def table_zones(self, view: dict[str, Any], /) -> list[tuple[str, list[str]]]:
+        zones: list[tuple[str, list[str]]] = []
+        if view.get("trick"):
+            zones.append(("trick", [p["card"] for p in view["trick"]]))
+        if view.get("manni"):
+            zones.append(("manni", list(view["manni"])))
+        if view.get("discards"):
+            zones.append(("discards", list(view["discards"])))
+        return zones
     describe = staticmethod(_view.describe)
 
     def result(self, state: LvState) -> Result | None:

@@ -25,6 +25,7 @@ from kartludo.engine.svoi_kozyri.state import SEAT_LABELS, Phase, SkState
 class SvoiKozyri(Game[SkState]):
     name = "svoi-kozyri"
     title = "Svoi Kozyri"
+    total_column = ("losses", "deals lost (the last player holding cards); lower is better")
     ruleset = "svoi-kozyri-1"
     player_counts = (2, 3, 4)
     seat_names = SEAT_LABELS
@@ -58,6 +59,9 @@ class SvoiKozyri(Game[SkState]):
     view = staticmethod(_view.view)
     redact = staticmethod(_view.redact)
     render = staticmethod(_view.render)
+
+    def table_zones(self, view: dict[str, Any], /) -> list[tuple[str, list[str]]]:
+        return [("pile", list(view["pile"]))] if view.get("pile") else []
     describe = staticmethod(_view.describe)
 
     def check_setup(self, players: Sequence[str], options: dict[str, Any]) -> None:

@@ -30,6 +30,7 @@ def _scored(state: UxState) -> Result:
 class Uxinjo(Game[UxState]):
     name = "uxinjo"
     title = "Uxinjo"
+    total_column = ("match_points", "Uxinjo MP from the markers; higher is better")
     ruleset = "uxinjo-2"
     player_counts = (3,)
     seat_names = SEAT_LABELS
@@ -64,6 +65,14 @@ class Uxinjo(Game[UxState]):
     view = staticmethod(_view.view)
     redact = staticmethod(_view.redact)
     render = staticmethod(_view.render)
+
+    def table_zones(self, view: dict[str, Any], /) -> list[tuple[str, list[str]]]:
+        zones: list[tuple[str, list[str]]] = []
+        if view.get("top_discard"):
+            zones.append(("top of the discards", [view["top_discard"]]))
+        if view.get("revealed"):
+            zones.append(("revealed (stock)", [view["revealed"]]))
+        return zones
     describe = staticmethod(_view.describe)
     caution = staticmethod(_cautions.caution)
 

@@ -52,7 +52,7 @@ class AuditProjection(Projection):
         for rec, step in items:
             if step is None:
                 continue
-            event = rec.event
+            event: Any = rec.event  # narrowed by its kind, not by isinstance at every event
             kind = kinds.get(type(event))
             if kind is None:
                 kind = kinds[type(event)] = _kind(type(event))

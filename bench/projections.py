@@ -8,17 +8,22 @@ on two shapes of log measured in the same run:
 For each: decode only (read and decode every event in global order) and rebuild
 (empty every projection, read, decode, fold each match, write the read models).
 Prints events/s for both and the ratio rebuild rate / decode rate (target >= 0.3).
+Each log is built once on SQLite and copied (export, import) into a fresh PostgreSQL
+schema, measured there too unless ``--no-pg``.
 
-    python bench/projections.py [--matches 2000] [--deals 10000] [--quick] [--seed 1]
+    python bench/projections.py [--matches 2000] [--deals 10000] [--quick] [--seed 1] [--no-pg]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import tempfile
 import time
+import uuid
+from urllib.parse import quote
 
 sys.path.insert(0, os.path.dirname(__file__))
 
@@ -27,6 +32,8 @@ from fixtures import long_match, short_league  # noqa: E402
 from kartludo.projections import all_projections  # noqa: E402
 from kartludo.projections.runner import catch_up, reset  # noqa: E402
 from kartludo.store import EventStore  # noqa: E402
+from kartludo.store.database import create_engine, upgrade  # noqa: E402
+from kartludo.store.transfer import export_events, import_events  # noqa: E402
 
 
 def rebuild_ratio(store: EventStore, label: str, repeat: int = 2) -> float:
@@ -51,12 +58,35 @@ def rebuild_ratio(store: EventStore, label: str, repeat: int = 2) -> float:
     return ratio
 
 
+def on_postgres(store: EventStore, base: str, label: str) -> None:
+    """The same log copied into a fresh PostgreSQL schema, measured there, dropped."""
+    import psycopg
+
+    schema = "kb_" + uuid.uuid4().hex[:10]
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        url = f"{base}{'&' if '?' in base else '?'}options={quote(f'-csearch_path={schema}')}"
+        upgrade(create_engine(url))
+        pg = EventStore.open(url)
+        out = io.BytesIO()
+        export_events(store, out)
+        import_events(pg, io.BytesIO(out.getvalue()), unsigned=True)
+        rebuild_ratio(pg, f"{label} (PostgreSQL)")
+        pg.close()
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=2000, help="short matches in all, spread over the games")
     ap.add_argument("--deals", type=int, default=10_000, help="deals of the long Uxinjo match")
     ap.add_argument("--quick", action="store_true", help="400 short matches, a 2,000-deal match")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--pg", default=os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test"))
+    ap.add_argument("--no-pg", action="store_true", help="SQLite only")
     args = ap.parse_args()
     if args.quick:
         args.matches, args.deals = 400, 2000
@@ -64,11 +94,15 @@ def main() -> None:
         store = EventStore.open(f"sqlite:///{os.path.join(tmp, 'league.db')}")
         print(short_league(store, args.matches, args.seed))
         rebuild_ratio(store, "short matches")
+        if not args.no_pg:
+            on_postgres(store, args.pg, "short matches")
         store.close()
         store = EventStore.open(f"sqlite:///{os.path.join(tmp, 'long.db')}")
         match_id, events = long_match(store, args.deals, args.seed)
         print(f"long match {match_id}: {args.deals} deals, {events:,} events")
         rebuild_ratio(store, f"one {args.deals}-deal match")
+        if not args.no_pg:
+            on_postgres(store, args.pg, f"one {args.deals}-deal match")
         store.close()
 
 

@@ -20,7 +20,7 @@ import msgspec
 import sqlalchemy as sa
 
 from kartludo.events.match import Ruling, RulingAppealed, RulingDecided
-from kartludo.projections.runner import Item, MatchStep, Projection, dumps
+from kartludo.projections.runner import Item, MatchStep, Projection, dumps, insert_rows
 from kartludo.projections.schema import ruling_history, ruling_voids, rulings
 from kartludo.store import Recorded
 
@@ -43,38 +43,42 @@ class AuditProjection(Projection):
     about = "penalty rulings, appeals and TD decisions"
 
     def apply_batch(self, conn: sa.Connection, items: list[Item]) -> None:
-        ruled: dict[str, dict[str, Any]] = {}  # rulings made in this batch
+        ruled: dict[str, list[Any]] = {}  # rows of rulings made in this batch
         status: dict[str, str] = {}  # new status of earlier rulings
         lifted: dict[str, int] = {}  # lifted position of earlier rulings
         history: list[tuple[str, str, str, str, Recorded]] = []
-        voids: list[dict[str, Any]] = []
+        voids: list[tuple[Any, ...]] = []
+        kinds = _KINDS
         for rec, step in items:
             if step is None:
                 continue
-            event = rec.event
-            if isinstance(event, Ruling):
+            event: Any = rec.event  # narrowed by its kind, not by isinstance at every event
+            kind = kinds.get(type(event))
+            if kind is None:
+                kind = kinds[type(event)] = _kind(type(event))
+            if kind is _SKIP:
+                continue
+            if kind is _RULING:
                 aid = audit_id(step.match_id, event.ruling_id)
-                ruled[aid] = dict(
-                    audit_id=aid, match_id=step.match_id, ruling_id=event.ruling_id, game=step.game.name,
-                    deal=event.deal, position=rec.position, version=rec.version, seat=event.seat,
-                    player=step.created.players[event.seat], type=rec.type, rule=event.rule,
-                    facts=dumps(msgspec.to_builtins(event.facts)), effect=dumps(msgspec.to_builtins(event.effect)),
-                    series=step.created.series, status="standing", lifted_position=None,
-                    recorded_at_us=rec.recorded_at_us,
-                )
+                ruled[aid] = [
+                    aid, step.match_id, event.ruling_id, step.game.name, event.deal, rec.position, rec.version,
+                    event.seat, step.created.players[event.seat], rec.type, event.rule,
+                    dumps(msgspec.to_builtins(event.facts)), dumps(msgspec.to_builtins(event.effect)),
+                    step.created.series, "standing", None, rec.recorded_at_us,
+                ]
                 history.append((aid, "ruled", "engine", event.rule, rec))
-            elif isinstance(event, (RulingAppealed, RulingDecided)):
+            elif kind is _DISPUTE:
                 aid = audit_id(step.match_id, event.ruling_id)
                 if isinstance(event, RulingAppealed):
-                    kind = "appealed"
+                    done = "appealed"
                 else:
-                    kind = {"uphold": "upheld", "overturn": "overturned"}.get(event.decision, "adjusted")
+                    done = {"uphold": "upheld", "overturn": "overturned"}.get(event.decision, "adjusted")
                 if aid in ruled:
-                    ruled[aid]["status"] = kind
+                    ruled[aid][_STATUS] = done
                 else:
-                    status[aid] = kind
-                history.append((aid, kind, event.by, event.reason, rec))
-            elif type(event).derived:
+                    status[aid] = done
+                history.append((aid, done, event.by, event.reason, rec))
+            else:
                 changes = step.game.penalty_changes(event)
                 if changes is None:
                     continue
@@ -82,35 +86,49 @@ class AuditProjection(Projection):
                 for rid in changes.lifted:
                     aid = audit_id(step.match_id, rid)
                     if aid in ruled:
-                        ruled[aid]["lifted_position"] = rec.position
+                        ruled[aid][_LIFTED] = rec.position
                     else:
                         lifted[aid] = rec.position
                     history.append((aid, "lifted", "engine", changes.reason, rec))
-        if ruled:
-            conn.execute(sa.insert(rulings), list(ruled.values()))
+        insert_rows(conn, rulings, [tuple(row) for row in ruled.values()])
         if status:
             conn.execute(_SET_STATUS, [{"b_audit_id": a, "b_status": s} for a, s in status.items()])
         if lifted:
             conn.execute(_SET_LIFTED, [{"b_audit_id": a, "b_lifted_position": p} for a, p in lifted.items()])
-        if voids:
-            conn.execute(sa.insert(ruling_voids), voids)
+        insert_rows(conn, ruling_voids, voids)
         if history:
-            conn.execute(sa.insert(ruling_history), _history_rows(conn, history, set(ruled)))
+            insert_rows(conn, ruling_history, _history_rows(conn, history, set(ruled)))
+
+
+#: what the audit trail does with an event type: a ruling, an appeal or decision on one,
+#: a derived event that may lift or void penalties (the game says), or nothing
+_RULING, _DISPUTE, _DERIVED, _SKIP = "ruling", "dispute", "derived", "skip"
+_KINDS: dict[type, str] = {}
+#: indexes of ``status`` and ``lifted_position`` in a ``rulings`` row
+_STATUS, _LIFTED = 14, 15
+
+
+def _kind(cls: type) -> str:
+    if issubclass(cls, Ruling):
+        return _RULING
+    if issubclass(cls, (RulingAppealed, RulingDecided)):
+        return _DISPUTE
+    return _DERIVED if getattr(cls, "derived", False) else _SKIP
 
 
 def _void_rows(step: MatchStep, rec: Recorded, transfers: list[tuple[int, int, int, str, Any]]
-               ) -> list[dict[str, Any]]:
-    """One row per voided transfer, naming the rulings that voided it."""
+               ) -> list[tuple[Any, ...]]:
+    """One row per voided transfer, naming the rulings that voided it (the table's column order)."""
     players = step.created.players
+    mid, position = step.match_id, rec.position
     return [
-        dict(match_id=step.match_id, position=rec.position, seq=seq, payer=players[payer], payee=players[payee],
-             amount=amount, reason=reason, rulings=dumps(rids))
+        (mid, position, seq, players[payer], players[payee], amount, reason, dumps(rids))
         for seq, (payer, payee, amount, reason, rids) in enumerate(transfers, 1)
     ]
 
 
 def _history_rows(conn: sa.Connection, history: list[tuple[str, str, str, str, Recorded]], new: set[str]
-                  ) -> list[dict[str, Any]]:
+                  ) -> list[tuple[Any, ...]]:
     """Each entry numbered after its ruling's earlier ones (those of rulings made
     before this batch are counted once, in a few queries)."""
     earlier = sorted({aid for aid, *_ in history} - new)
@@ -123,8 +141,7 @@ def _history_rows(conn: sa.Connection, history: list[tuple[str, str, str, str, R
     rows = []
     for aid, kind, by, reason, rec in history:
         seq = seqs[aid] = (seqs.get(aid) or 0) + 1
-        rows.append(dict(audit_id=aid, seq=seq, kind=kind, by=by, reason=reason, position=rec.position,
-                         recorded_at_us=rec.recorded_at_us))
+        rows.append((aid, seq, kind, by, reason, rec.position, rec.recorded_at_us))
     return rows
 
 

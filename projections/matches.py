@@ -16,7 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from kartludo.projections.runner import Item, MatchStep, Projection, dumps
+from kartludo.projections.runner import Item, MatchStep, Projection, dumps, insert_rows
 from kartludo.projections.schema import matches, results
 from kartludo.store import Recorded
 
@@ -32,65 +32,74 @@ class MatchesProjection(Projection):
     about = "match list and per-player results (standings, series)"
 
     def apply_batch(self, conn: sa.Connection, items: list[Item]) -> None:
-        created: dict[str, dict[str, Any]] = {}  # rows of matches created in this batch
+        created: dict[str, list[Any]] = {}  # rows of matches created in this batch
         changed: dict[str, dict[str, Any]] = {}  # new values of earlier matches' rows
-        #: per match, the events after which it stood between deals or had finished, newest last
-        standing_at: dict[str, list[tuple[Recorded, MatchStep, bool]]] = {}
+        #: per match, its events in this batch after its creation, with whether it had finished
+        seen: dict[str, list[tuple[Recorded, MatchStep, bool]]] = {}
+        #: per match, (finished, deal) as of its previous event in this batch
+        last: dict[str, tuple[bool, int]] = {}
         for rec, step in items:
             if step is None:
                 continue
             mid, game, after = step.match_id, step.game, step.after
             if step.before is None:
-                created[mid] = dict(
-                    match_id=mid, game=game.name, status="in_progress", deal=0,
-                    players=dumps(step.created.players), series=step.created.series,
-                    created_at_us=rec.recorded_at_us, updated_at_us=rec.recorded_at_us, finished_position=None,
-                )
+                created[mid] = [mid, game.name, "in_progress", 0, dumps(step.created.players), step.created.series,
+                                rec.recorded_at_us, rec.recorded_at_us, None]
+                last[mid] = (step.closed or game.is_finished(after), game.deal_number(after))
+                seen[mid] = []
                 continue
             finished = step.closed or game.is_finished(after)
             deal = game.deal_number(after)
-            if finished != (step.was_closed or game.is_finished(step.before)) \
-                    or deal != game.deal_number(step.before):
-                values = dict(status="finished" if finished else "in_progress", deal=deal,
-                              updated_at_us=rec.recorded_at_us, finished_position=rec.position if finished else None)
+            before = last.get(mid)
+            if before is None:
+                before = (step.was_closed or game.is_finished(step.before), game.deal_number(step.before))
+            if before != (finished, deal):
                 row = created.get(mid)
                 if row is not None:
-                    row.update(values)
+                    row[2:4] = ["finished" if finished else "in_progress", deal]
+                    row[7:9] = [rec.recorded_at_us, rec.position if finished else None]
                 else:
-                    changed[mid] = values
-            if finished or game.can_deal(after):
-                standing_at.setdefault(mid, []).append((rec, step, finished))
-        if created:
-            conn.execute(sa.insert(matches), list(created.values()))
+                    changed[mid] = dict(b_match_id=mid, b_status="finished" if finished else "in_progress",
+                                        b_deal=deal, b_updated_at_us=rec.recorded_at_us,
+                                        b_finished_position=rec.position if finished else None)
+            last[mid] = (finished, deal)
+            mine = seen.get(mid)
+            if mine is None:
+                mine = seen[mid] = []
+            mine.append((rec, step, finished))
+        insert_rows(conn, matches, [tuple(row) for row in created.values()])
         if changed:
-            conn.execute(_UPDATE, [{"b_match_id": mid, **{f"b_{k}": v for k, v in values.items()}}
-                                   for mid, values in changed.items()])
-        rows: list[dict[str, Any]] = []
-        rewritten: list[str] = []
-        for mid, candidates in standing_at.items():
-            for rec, step, finished in reversed(candidates):  # the newest one with a standing
+            conn.execute(_UPDATE, list(changed.values()))
+        rows: list[tuple[Any, ...]] = []
+        rewritten: list[dict[str, str]] = []
+        for mid, events in seen.items():
+            # the newest event after which the match stood between deals or had finished, with a
+            # standing: walked back from the end, so ``can_deal`` is asked of a few states per batch
+            for rec, step, finished in reversed(events):
+                if not (finished or step.game.can_deal(step.after)):
+                    continue
                 standing = step.game.standing(step.after)
                 if standing is not None:
-                    rewritten.append(mid)
+                    rewritten.append({"b_match_id": mid})
                     rows.extend(_result_rows(rec, step, standing, finished))
                     break
         if rewritten:
-            conn.execute(_DELETE_RESULTS, [{"b_match_id": mid} for mid in rewritten])
-            conn.execute(sa.insert(results), rows)
+            conn.execute(_DELETE_RESULTS, rewritten)
+            insert_rows(conn, results, rows)
 
 
-def _result_rows(rec: Recorded, step: MatchStep, standing: Any, finished: bool) -> list[dict[str, Any]]:
+def _result_rows(rec: Recorded, step: MatchStep, standing: Any, finished: bool) -> list[tuple[Any, ...]]:
+    """The match's ``results`` rows, in the table's column order."""
     ranks = standing.ranks
     rows = []
     for seat, player in enumerate(step.created.players):
         rank = ranks[player]
         below = sum(1 for r in ranks.values() if r > rank)
         above = sum(1 for r in ranks.values() if r < rank)
-        rows.append(dict(
-            match_id=step.match_id, player=player, game=step.game.name, seat=seat, players=len(ranks),
-            score=standing.scores[player], rank=rank, higher_is_better=standing.higher_is_better,
-            match_points=None if standing.match_points is None else standing.match_points[player],
-            fouls=standing.fouls.get(player, 0), placement_points=below - above, final=finished,
-            series=step.created.series, position=rec.position, recorded_at_us=rec.recorded_at_us,
+        rows.append((
+            step.match_id, player, step.game.name, seat, len(ranks), standing.scores[player], rank,
+            standing.higher_is_better, None if standing.match_points is None else standing.match_points[player],
+            standing.fouls.get(player, 0), below - above, finished, step.created.series, rec.position,
+            rec.recorded_at_us,
         ))
     return rows

@@ -24,7 +24,9 @@ class SeriesProjection(Projection):
     def apply_batch(self, conn: sa.Connection, items: list[Item]) -> None:
         created: dict[str, dict[str, Any]] = {}
         added: Counter[str] = Counter()  # matches added to series created before this batch
-        for rec, _ in items:
+        for rec, step in items:
+            if step is not None:  # a match's event: never a series'
+                continue
             event = rec.event
             if isinstance(event, SeriesCreated):
                 sid = rec.stream_id[len(SERIES_PREFIX):]

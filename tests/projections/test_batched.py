@@ -77,3 +77,25 @@ def test_batched_catch_up_equals_one_event_at_a_time(tmp_path_factory, plan, see
         assert _dumps(store) == one_at_a_time
     finally:
         store.close()
+
+
+def test_rebuild_in_chunks_equals_one_event_at_a_time_on_every_backend(store):
+    """The batched writes (prebuilt driver statements) on each backend: one event at a time
+    against chunks of odd sizes, each by a fresh runner that refolds its matches from the
+    store (a resumed catch-up), with appeals, decisions and series in the log."""
+    _random_log(store, [("uxinjo", "random", 4), ("hakamo", "heuristic", 2), ("uxinjo", "random", 3),
+                        ("laugavatnsmanni", "heuristic", 1), ("svoi-kozyri", "heuristic", 1)], seed=7)
+    projections = all_projections()
+    for p in projections:
+        reset(store, p)
+    folder = MatchFolder(store)
+    while catch_up(store, projections, batch=1, max_batches=1, folder=folder):
+        pass
+    one_at_a_time = _dumps(store)
+    assert one_at_a_time["audit"]["proj_rulings"] and one_at_a_time["matches"]["proj_results"]
+    for p in projections:
+        reset(store, p)
+    sizes = iter([37, 1, 250, 3, 999] * 1000)
+    while catch_up(store, projections, batch=next(sizes), max_batches=1):
+        pass
+    assert _dumps(store) == one_at_a_time

@@ -98,12 +98,11 @@ def test_reads_from_snapshots_equal_the_full_fold(tmp_path, game, seeded, runnin
                 for st in want.steps:
                     assert got_reading.of(st.record) == want_reading.of(st.record)
                 wanted = list(range(1, len(want.steps) + 1))
-                views = [viewer, PUBLIC, ALL, *range(seats)]
-                for view in views:
+                for view in dict.fromkeys([viewer, PUBLIC, ALL]):
                     assert _json(replay_steps(svc, got, wanted, view, got_reading)) == _json(
                         replay_steps(svc, want, wanted, view, want_reading))
             # the events after every position
-            for rec in [None, *records]:
+            for rec in [None, *records[::5], *records[-12:]]:
                 after = 0 if rec is None else rec.position
                 if td is not None:
                     got_events = list(visibility.events_of(visibility.read_after(store, match_id, viewer, after,

@@ -39,6 +39,14 @@ def _play(store: EventStore, game: str, seed: int, *, seeded: bool, running: boo
     svc = MatchService(store)
     match_id = svc.create(game, players, seed=rng.getrandbits(32) if seeded else None, actor="t")
     play_match(svc, game, players, bots, rng, max_deals=4, max_commands=800, match_id=match_id)
+    # an event of the match's own right after a deal boundary (a snapshot): shown exactly to all
+    from kartludo.app import aggregate
+    from kartludo.events.match import Ruling
+
+    ruled = [r.event for r in store.read_stream(match_stream(match_id)) if isinstance(r.event, Ruling)]
+    if ruled:
+        snapshots._latest.clear()
+        svc.execute(match_id, lambda m: aggregate.appeal(m, ruled[-1].ruling_id, players[0], "t"), actor="t")
     if running:
         m = svc.load(match_id)
         if m.game.can_deal(m.state):

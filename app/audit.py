@@ -108,12 +108,11 @@ class RulingContext(msgspec.Struct):
 def ruling_context(store: EventStore, record: AuditRecord, around: int = 3) -> RulingContext:
     """The state the ruling was made in (all hands, and the seat's own view), the
     events just before and after it, and its stored hash."""
-    records = store.read_stream(match_stream(record.match))
-    match = aggregate.start(record.match, records[0])
+    match, records = _from_snapshot(store, record.match, record.version - around)
     lines: list[tuple[int, str]] = []
     ruled: Recorded | None = None
     state_at = match.state
-    for rec in records[1:]:
+    for rec in records:
         lines.append((rec.version, f"#{rec.position} v{rec.version} " + describe(match.game, match.state, rec.event,
                                                                                     ALL, match.players)))
         if rec.version == record.version:
@@ -135,6 +134,21 @@ def ruling_context(store: EventStore, record: AuditRecord, around: int = 3) -> R
     hypos = list_hypotheticals(store, record.match, record.deal) if deal_ended else []
     return RulingContext(record, ruled.hash.hex(), before, after, game.render(state_at, ALL),
                          game.render(state_at, record.seat), adjustments, hypos)
+
+
+def _from_snapshot(store: EventStore, match_id: str, before: int) -> tuple[aggregate.Match, list[Recorded]]:
+    """The match folded to its nearest snapshot before version ``before`` (else as
+    created) and every event after that, to the stream's end: a ruling's context in a
+    long match folds from near the ruling, not from the match's start."""
+    from kartludo.app import snapshots
+
+    found = snapshots.starts(store, match_id)
+    if found is not None:
+        for start, at in found[1]:
+            if start.version < before or start.version == 1:
+                return start, store.read_stream(at.stream_id, start.version + 1)
+    records = store.read_stream(match_stream(match_id))  # no such match, or no MatchCreated: start raises
+    return aggregate.start(match_id, records[0]), records[1:]
 
 
 #: who may speak in a dispute: names as recorded (a player's name or a TD's label)

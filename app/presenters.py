@@ -17,7 +17,7 @@ from kartludo.app import aggregate
 from kartludo.app.aggregate import Match, describe
 from kartludo.app.matches import MatchService, Outcome
 from kartludo.app.replay import Replay, is_ruling_or_settlement, turn_units
-from kartludo.app.visibility import Reading, Shown, match_over, redact, sees_secrets, visible_events
+from kartludo.app.visibility import Reading, Shown, events_of, match_over, read_after, redact, sees_secrets
 from kartludo.engine.base import ALL, Viewer
 from kartludo.events.base import to_builtins
 from kartludo.events.streams import match_stream
@@ -111,8 +111,11 @@ def describe_shown(match: Match, shown: Shown) -> str:
 def events_json(svc: MatchService, match_id: str, viewer: Viewer, after: int = 0,
                 limit: int | None = None) -> list[EventOut]:
     """The match's events after global position ``after`` (at most ``limit``), each in
-    the view ``viewer`` may see it (``visibility.visible_events``) with its description."""
-    match, shown = visible_events(match_id, svc.records(match_id), viewer, after)
+    the view ``viewer`` may see it (``visibility.visible_events``) with its description.
+    Read from the match's nearest snapshot at or before ``after`` (``visibility.read_after``):
+    a client catching up on a long match folds only its recent events."""
+    reading = read_after(svc.store, match_id, viewer, after)
+    match, shown = reading.match, list(events_of(reading, after))
     if limit is not None:
         shown = shown[:limit]
     return [shown_out(s, describe_shown(match, s)) for s in shown]

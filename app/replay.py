@@ -7,7 +7,7 @@ previous, next turn or trick, next ruling or settlement, jump) is the same for a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
@@ -18,7 +18,7 @@ from kartludo.app.visibility import Reading
 from kartludo.engine.base import ALL, Game, Viewer
 from kartludo.events.base import Event
 from kartludo.events.match import DealStarted, MatchCreated, Ruling
-from kartludo.store import Recorded
+from kartludo.store import EventStore, Recorded
 
 
 class Step(msgspec.Struct):
@@ -113,10 +113,13 @@ def build(match_id: str, records: list[Recorded], deal: int | None = None) -> Re
     if deal not in deals:
         raise AppError(f"match {match_id} has no deal {deal} (deals: {', '.join(map(str, deals))})")
     match = aggregate.start(match_id, records[0])
-    game, state = match.game, match.state
+    return Replay(match, deal, deals, _steps(match.game, match.state, None, records[1:], deal))
+
+
+def _steps(game: Game[Any], state: Any, current: int | None, records: list[Recorded], deal: int) -> list[Step]:
+    """The steps of ``deal`` among ``records``, folded from ``state`` (in deal ``current``)."""
     steps: list[Step] = []
-    current = None
-    for rec in records[1:]:
+    for rec in records:
         event = rec.event
         if isinstance(event, DealStarted):
             current = event.deal
@@ -126,7 +129,46 @@ def build(match_id: str, records: list[Recorded], deal: int | None = None) -> Re
         elif current is not None and current > deal:
             break
         state = after
-    return Replay(match, deal, deals, steps)
+    return steps
+
+
+def read(store: EventStore, match_id: str, deal: int | None, viewer_of: Callable[[Match], Viewer], *,
+         td: bool | None = None) -> tuple[Replay, Reading]:
+    """``build`` and ``visibility.read_match`` for one deal of a stored match, in the
+    view ``viewer_of(match)``, folded from the nearest snapshot before that deal began:
+    a replay of a long match's last deal folds that deal, not the whole match. The same
+    replay and the same events shown as from the stream's start. Reads only."""
+    from kartludo.app import snapshots
+    from kartludo.app.visibility import read_from, read_match
+
+    found = snapshots.starts(store, match_id)
+    if found is not None:
+        first, starts = found
+        last = wanted = None
+        for start, at in starts:
+            if start.version == 1:
+                break
+            records = store.read_stream(at.stream_id, start.version + 1)
+            began = start.game.deal_number(start.state)
+            if last is None:  # the newest snapshot: the deals since it name the last one
+                later = [r.event.deal for r in records if isinstance(r.event, DealStarted)]
+                last = later[-1] if later else began
+                wanted = last if deal is None else deal
+                if not 1 <= wanted <= last:
+                    break  # no such deal: the full read says so
+            assert wanted is not None
+            if began < wanted:
+                steps = _steps(start.game, start.state, began or None, records, wanted)
+                rep = Replay(aggregate.start(match_id, first), wanted, list(range(1, last + 1)), steps)
+                reading = read_from(start, records, viewer_of(rep.match), td=td)
+                if reading is not None and steps:
+                    return rep, reading
+                break
+    from kartludo.events.streams import match_stream
+
+    records = store.read_stream(match_stream(match_id))
+    rep = build(match_id, records, deal)
+    return rep, read_match(match_id, records, viewer_of(rep.match), td=td)
 
 
 class Navigator:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import typing
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -64,9 +65,11 @@ def code_of(game: Game[Any], created: MatchCreated) -> str:
 
 
 def _tuples(value: Any) -> Any:
-    """Arrays under an ``Any`` annotation decode as lists; the engine folds tuples."""
-    if isinstance(value, (list, tuple)):
-        return tuple(_tuples(v) for v in value)
+    """Arrays under an ``Any`` annotation decode as lists; the engine folds tuples.
+    (Scalars are tested inline, not by a call each: a long match's ledger has
+    thousands of rows, and this runs on every cold load.)"""
+    if type(value) is list or type(value) is tuple:
+        return tuple([_tuples(v) if type(v) is list or type(v) is tuple else v for v in value])
     return value
 
 
@@ -143,3 +146,35 @@ def after_commit(store: EventStore, match: Match) -> None:
     event_hash = table.head_hash(store, stream, match.version)
     if event_hash is not None:
         _save(store, match, event_hash)
+
+
+def starts(store: EventStore, match_id: str) -> tuple[Recorded, Iterator[tuple[Match, Recorded]]] | None:
+    """Where a reader of part of a match may start folding: the stream's first event,
+    and the match as of each usable snapshot (newest first, with the stored event at
+    its version), then as created (with that first event). None: no such stream;
+    the first event alone: a stream that does not start with ``MatchCreated`` (the
+    reader's full fold reports it). Reads only; writes no snapshot."""
+    stream = stream_of(match_id)
+    head = store.read_stream(stream, 1, 1)
+    if not head:
+        return None
+    first = head[0]
+    created = first.event
+
+    def walk() -> Iterator[tuple[Match, Recorded]]:
+        if isinstance(created, MatchCreated):
+            game = get_game(created.game)
+            code = code_of(game, created)
+            below: int | None = None
+            for _ in range(table.KEEP + 1):  # the kept rows, and one written meanwhile
+                snap = table.nearest(store, stream, code, below)
+                if snap is None or snap.version <= 1:
+                    break
+                below = snap.version
+                at = store.read_stream(stream, snap.version, snap.version)
+                if at and at[0].hash == snap.event_hash:
+                    state, closed, disputes = decode(game, created, snap.state)
+                    yield Match(match_id, game, created, state, snap.version, closed, disputes), at[0]
+            yield aggregate.start(match_id, first), first
+
+    return first, walk()

@@ -32,7 +32,7 @@ from kartludo.events.match import (
     DealStarted,
     MatchCreated,
 )
-from kartludo.store import Recorded
+from kartludo.store import EventStore, Recorded
 
 
 def match_over(match: Match) -> bool:
@@ -115,12 +115,36 @@ class Reading(msgspec.Struct):
 def read_match(match_id: str, records: list[Recorded], viewer: Viewer, *, td: bool | None = None) -> Reading:
     """Every event of the match in ``viewer``'s view (a seat, ``ALL`` or ``PUBLIC``);
     ``td`` (default: ``viewer == ALL``) says the reader holds a TD's authority."""
-    match = aggregate.start(match_id, records[0])
+    reading = _read(aggregate.start(match_id, records[0]), records, viewer, td, created=True)
+    assert reading is not None  # a read from the start always shows
+    return reading
+
+
+def read_from(start: Match, records: list[Recorded], viewer: Viewer, *, td: bool | None = None) -> Reading | None:
+    """The events ``records`` (every event after ``start.version``, to the stream's
+    end) in ``viewer``'s view, ``start`` being the match folded to a deal boundary (a
+    snapshot): what ``read_match`` shows of them, without folding what came before.
+
+    Before a deal boundary every deal has ended, so every earlier event of a deal is
+    shown in ``ALL``'s view, exactly as stored but for a seeded shuffle's key (there
+    only in a match with a seed); the match's own facts are shown as stored, and its
+    ``MatchCreated`` without its seed but for a reader of the seed. So every earlier
+    event is exact iff the reader sees the seed or the match has none. None when that
+    does not hold: the stream's last deal began before ``start`` and has not ended
+    (its events are shown in the reader's own view): read from the start then."""
+    return _read(start, records, viewer, td, created=False)
+
+
+def _read(match: Match, records: list[Recorded], viewer: Viewer, td: bool | None, *, created: bool) -> Reading | None:
+    """``records`` folded into ``match`` and shown to ``viewer``: from the stream's
+    start (``created``: ``records[0]`` is the ``MatchCreated`` ``match`` starts from),
+    or from a deal boundary (``read_from``)."""
     game = match.game
-    befores: list[Any] = [None]
-    deals: list[int | None] = [None]
-    current = None
-    for rec in records[1:]:
+    befores: list[Any] = [None] if created else []
+    deals: list[int | None] = [None] if created else []
+    boundary = None if created else (game.deal_number(match.state) or None)
+    current = boundary
+    for rec in records[1:] if created else records:
         event = rec.event
         if isinstance(event, DealStarted):
             current = event.deal
@@ -130,8 +154,13 @@ def read_match(match_id: str, records: list[Recorded], viewer: Viewer, *, td: bo
     last_ended = deal_over(match)
     td = viewer == ALL if td is None else td
     secrets = sees_secrets(viewer, td, match_over(match))
+    if created:
+        exact = True
+    elif current == boundary and boundary is not None and not last_ended:
+        return None
+    else:
+        exact = secrets or match.created.seed is None
     shown: list[Shown] = []
-    exact = True
     for rec, before, deal in zip(records, befores, deals):
         ended = deal is not None and (deal != current or last_ended)
         seen = ALL if ended else viewer
@@ -139,6 +168,27 @@ def read_match(match_id: str, records: list[Recorded], viewer: Viewer, *, td: bo
         exact = exact and event == rec.event
         shown.append(Shown(rec, event, seen, before, rec.hash.hex() if exact else None))
     return Reading(match, td, secrets, shown)
+
+
+def read_after(store: EventStore, match_id: str, viewer: Viewer, after: int = 0, *,
+               td: bool | None = None) -> Reading:
+    """The match read for the events after global position ``after``: from its nearest
+    snapshot at or before ``after`` (``read_from``), else from its start. The reading
+    holds at least every event after ``after``, each shown as ``read_match`` shows it."""
+    from kartludo.app import snapshots
+
+    found = snapshots.starts(store, match_id)
+    if found is None:
+        raise UnknownMatch(f"no match {match_id!r}")
+    for start, at in found[1]:
+        if start.version == 1 or after <= 0:
+            break
+        if at.position <= after:
+            reading = read_from(start, store.read_stream(at.stream_id, start.version + 1), viewer, td=td)
+            if reading is not None:
+                return reading
+            break
+    return read_match(match_id, store.read_stream(found[0].stream_id), viewer, td=td)
 
 
 def events_of(reading: Reading, after: int = 0) -> Iterable[Shown]:

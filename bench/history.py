@@ -1,6 +1,14 @@
-"""Costs against a match's history: a cold load (what CLI `act` and `state` do first)
-of a 1-deal match and of a 1,000-deal match, in the same run, with and without
-snapshots. Prints each median and the ratio long / short (target: <= 2).
+"""Costs against a match's history: what a fresh CLI process (or one HTTP request) pays
+to read a 1-deal match and a 1,000-deal match, in the same run. Each path runs cold:
+a new CLI invocation (``CliRunner``, no subprocess) or a new ``MatchService``, so no
+process cache helps. Prints each median and the ratio long / short (target: <= 2):
+
+- ``act``: CLI ``act`` (a legal command of the seat to act, picked untimed)
+- ``state --json``: CLI ``state --json``
+- ``replay --deal LAST``: CLI ``replay --deal N --json`` of the last deal
+- ``audit show``: CLI ``audit show --json`` of a ruling in the last deal
+- ``events?after``: ``presenters.events_json`` for a seat after a recent position
+- full fold: the whole stream read and folded (no snapshot), for scale
 
     python bench/history.py [--deals 1000] [--repeat 7] [--quick]
 """
@@ -9,32 +17,82 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 import tempfile
 import time
+from typing import Callable
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+from click.testing import CliRunner  # noqa: E402
 from fixtures import long_match  # noqa: E402
 
-from kartludo.app.matches import MatchService, fold_records, stream_of  # noqa: E402
-from kartludo.engine.base import PUBLIC  # noqa: E402
+from kartludo.app.aggregate import fold  # noqa: E402
+from kartludo.app.matches import MatchService  # noqa: E402
+from kartludo.cli.main import cli  # noqa: E402
+from kartludo.events.streams import match_stream  # noqa: E402
 from kartludo.store import EventStore  # noqa: E402
 
 
-def cold_state(store: EventStore, match_id: str) -> float:
-    """A fresh service (as a CLI process has): load the match and render `state --json`."""
-    t0 = time.perf_counter()
-    svc = MatchService(store)
-    svc.state_json(svc.load(match_id), PUBLIC)
-    return time.perf_counter() - t0
+class Bench:
+    def __init__(self, store: EventStore, url: str, match_id: str) -> None:
+        self.store, self.url, self.id = store, url, match_id
+        self.runner = CliRunner()
+        svc = MatchService(store)
+        m = svc.load(match_id)
+        self.last_deal = m.game.deal_number(m.state)
+        self.ruling = self._last_ruling()
+        recs = store.read_stream(match_stream(match_id))
+        self.after = recs[max(0, len(recs) - 6)].position  # the last 5 events are new to the reader
 
+    def _last_ruling(self) -> str | None:
+        from kartludo.projections.queries import list_rulings
 
-def full_fold(store: EventStore, match_id: str) -> float:
-    t0 = time.perf_counter()
-    fold_records(match_id, store.read_stream(stream_of(match_id)))
-    return time.perf_counter() - t0
+        found = [r for r in list_rulings(self.store, self.id) if r.deal == self.last_deal]
+        return found[-1].id if found else None
+
+    def cli(self, *args: str) -> float:
+        t0 = time.perf_counter()
+        result = self.runner.invoke(cli, ["--db", self.url, *args], catch_exceptions=False)
+        took = time.perf_counter() - t0
+        if result.exit_code != 0:
+            raise RuntimeError(f"{args}: exit {result.exit_code}: {result.output[-500:]}")
+        return took
+
+    def act(self) -> float:
+        """One legal command of the seat to act (a new deal first, untimed, between deals)."""
+        svc = MatchService(self.store)
+        m = svc.load(self.id)
+        if m.game.can_deal(m.state):
+            svc.deal(self.id, actor="bench")
+            m = svc.load(self.id)
+        seat = m.game.to_act(m.state)[0]
+        legal = m.game.legal_commands(m.state, seat)
+        words = random.Random(m.version).choice(legal).text().split()
+        return self.cli("act", self.id, "--as", m.players[seat], *words)
+
+    def state(self) -> float:
+        return self.cli("state", self.id, "--json")
+
+    def replay(self) -> float:
+        return self.cli("replay", self.id, "--deal", str(self.last_deal), "--json", "--no-interactive")
+
+    def audit(self) -> float:
+        return self.cli("audit", "show", self.ruling, "--json") if self.ruling else float("nan")
+
+    def events(self) -> float:
+        from kartludo.app.presenters import events_json
+
+        t0 = time.perf_counter()
+        events_json(MatchService(self.store), self.id, 0, self.after)
+        return time.perf_counter() - t0
+
+    def full_fold(self) -> float:
+        t0 = time.perf_counter()
+        fold(self.id, self.store.read_stream(match_stream(self.id)))
+        return time.perf_counter() - t0
 
 
 def main() -> None:
@@ -46,15 +104,27 @@ def main() -> None:
     if args.quick:
         args.repeat = 3
     with tempfile.TemporaryDirectory() as tmp:
-        store = EventStore.open(f"sqlite:///{os.path.join(tmp, 'h.db')}")
+        url = f"sqlite:///{os.path.join(tmp, 'h.db')}"
+        store = EventStore.open(url)
         short, short_events = long_match(store, 1, seed=1, bots=("random",))
         long, long_events = long_match(store, args.deals, seed=2, bots=("random",))
         print(f"matches: 1 deal ({short_events} events), {args.deals} deals ({long_events:,} events)")
-        for label, fn in [("cold load + state (snapshots)", cold_state), ("full fold (no snapshot)", full_fold)]:
-            a = statistics.median(fn(store, short) for _ in range(args.repeat))
-            b = statistics.median(fn(store, long) for _ in range(args.repeat))
-            print(f"{label:32} 1 deal {a * 1000:7.1f} ms   {args.deals} deals {b * 1000:7.1f} ms   "
-                  f"ratio {b / a:6.2f}" + ("  (target <= 2)" if "snapshots" in label else ""))
+        a, b = Bench(store, url, short), Bench(store, url, long)
+        print(f"rulings in the last deal: short {a.ruling}, long {b.ruling}")
+        runs: list[tuple[str, Callable[[Bench], float]]] = [
+            ("act", Bench.act), ("state --json", Bench.state), ("replay --deal LAST", Bench.replay),
+            ("audit show (last deal)", Bench.audit), ("events?after (seat)", Bench.events),
+            ("full fold (no snapshot)", Bench.full_fold),
+        ]
+        for bench in (a, b):  # warm up: projections caught up, snapshots written by a first load
+            for _, fn in runs:
+                fn(bench)
+        for label, fn in runs:
+            ta = statistics.median(fn(a) for _ in range(args.repeat))
+            tb = statistics.median(fn(b) for _ in range(args.repeat))
+            target = "" if "full fold" in label else ("  ok" if tb / ta <= 2 else "  OVER 2x")
+            print(f"{label:26} 1 deal {ta * 1000:7.1f} ms   {args.deals} deals {tb * 1000:8.1f} ms   "
+                  f"ratio {tb / ta:6.2f}{target}")
         store.close()
 
 

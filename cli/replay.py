@@ -41,17 +41,16 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
         kartludo replay 3f9c --deal 2 --to 14 --diagram svg -o d2-14.svg
     """
     from kartludo.app.matches import MatchService
-    from kartludo.app.replay import Navigator, build
-    from kartludo.app.visibility import read_match
+    from kartludo.app.replay import Navigator, read
     from kartludo.engine.base import ALL
 
     svc = MatchService(env.store)
     mid = svc.resolve(match_id)
-    records = env.read(lambda store: MatchService(store).records(mid))
-    rep = build(mid, records, deal)
+    # without --as: a TD's view (the seed too); --as: what that seat may see (from the
+    # nearest snapshot before the deal)
+    rep, reading = env.read(lambda store: read(store, mid, deal, lambda m: ALL if player is None else m.seat_of(player),
+                                               td=player is None))
     viewer = ALL if player is None else rep.match.seat_of(player)
-    # without --as: a TD's view (the seed too); --as: what that seat may see
-    reading = read_match(mid, records, viewer, td=player is None)
     count = len(rep.steps)
     if to is not None and to > count:
         raise CommandError(f"deal {rep.deal} has {count} steps, not {to}")

@@ -17,9 +17,9 @@ from litestar.params import JSONBody, Parameter
 from kartludo.app import autodeal
 from kartludo.app.errors import AppError
 from kartludo.app.presenters import events_json, outcome_out, replay_steps, view_json, view_name
-from kartludo.app.replay import build
+from kartludo.app.replay import read as read_replay
 from kartludo.app.tokens import Principal, reissue_seat_tokens, seat_tokens_stream, token_events
-from kartludo.app.visibility import deal_over, read_match, replay_viewer
+from kartludo.app.visibility import deal_over, replay_viewer
 from kartludo.engine.base import ALL
 from kartludo.projections import queries
 from kartludo.service import schemas as s
@@ -171,12 +171,10 @@ def get_replay(services: Svcs, svc: Svc, who: Caller, mid: MatchOf, viewer: View
     has ended is public: every hand by default, or `view` = `public` or a player's name
     for what that seat saw. A running deal is shown in the caller's view (`view` may
     narrow it: a TD may ask for any seat's view, a seat only for its own or `public`)."""
-    records = services.read(who, lambda reader: reader.records(mid))
-    try:
-        rep = build(mid, records, deal)
+    try:  # folded from the nearest snapshot before the deal: a long match's last deal costs that deal
+        rep, reading = services.read(who, lambda reader: read_replay(reader.store, mid, deal, lambda _: viewer))
     except AppError as exc:
         raise NotFoundException(str(exc)) from None
-    reading = read_match(mid, records, viewer)
     ended = rep.deal != rep.deals[-1] or deal_over(reading.match)
     shown = replay_viewer(rep.match.players, ALL if ended else viewer, view)
     count = len(rep.steps)

@@ -4,7 +4,7 @@ The repository keeps each layer at its root (``engine/``, ``events/`` …) while
 import as ``kartludo.engine``, ``kartludo.events`` …, a layout mypy cannot resolve by
 itself. This builds ``build/typecheck/kartludo/<layer>`` as symlinks to the layers
 and runs mypy there, with the settings of ``[tool.mypy]`` in pyproject.toml. Extra
-arguments go to mypy (default: ``-p kartludo.engine -p kartludo.events``).
+arguments go to mypy (default: every layer, ``-p kartludo.app -p kartludo.cli`` …).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TREE = ROOT / "build" / "typecheck"
 LAYERS = ("app", "cli", "engine", "events", "projections", "service", "store", "web")
-DEFAULT = ["-p", "kartludo.engine", "-p", "kartludo.events"]
+DEFAULT = [arg for layer in LAYERS for arg in ("-p", f"kartludo.{layer}")]
 
 
 def build_tree() -> Path:
@@ -28,7 +28,10 @@ def build_tree() -> Path:
         if not link.is_symlink():
             if link.exists():
                 raise SystemExit(f"{link} is in the way: remove it")
-            link.symlink_to(os.path.relpath(ROOT / layer, package), target_is_directory=True)
+            try:
+                link.symlink_to(os.path.relpath(ROOT / layer, package), target_is_directory=True)
+            except FileExistsError:  # another run made it meanwhile
+                pass
     return TREE
 
 

@@ -13,7 +13,8 @@ match event, and the decision functions at the end (``close``, ``appeal``,
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import msgspec
 

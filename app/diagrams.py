@@ -10,7 +10,8 @@ than its viewer may see; a hand it may not see is drawn as backs.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kartludo.app.cardfaces import HIDDEN, SVG_NS, card_markup, esc
 from kartludo.engine.base import ALL, Game, Viewer

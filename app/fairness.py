@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import msgspec
 

@@ -13,13 +13,14 @@ settled it takes no more commands, and its deal score (the change of each player
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import msgspec
 
-from kartludo.app.errors import AppError, TooMuchContention, UnknownMatch, check_text
 from kartludo.app import aggregate
 from kartludo.app.aggregate import Match, describe, step
+from kartludo.app.errors import AppError, TooMuchContention, UnknownMatch, check_text
 from kartludo.app.ids import resolve_prefix
 from kartludo.app.matches import MatchService, stream_of
 from kartludo.engine.base import ALL, FINISHED, WAITING_DEAL, Command, Game, Viewer

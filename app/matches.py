@@ -12,7 +12,8 @@ import hashlib
 import os
 import re
 import secrets
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import msgspec
 
@@ -21,8 +22,18 @@ from kartludo.app.aggregate import Match, describe, step  # noqa: F401 - describ
 from kartludo.app.errors import AppError, CommandConflict, TooMuchContention, UnknownMatch, check_text
 from kartludo.app.fairness import committed, random_deck
 from kartludo.app.ids import resolve_prefix
-from kartludo.engine.base import ALL, PUBLIC, BadCommand, Command, Game, IllegalCommand, StartDeal, Viewer
-from kartludo.engine.base import parse_options, seeded_deck
+from kartludo.engine.base import (
+    ALL,
+    PUBLIC,
+    BadCommand,
+    Command,
+    Game,
+    IllegalCommand,
+    StartDeal,
+    Viewer,
+    parse_options,
+    seeded_deck,
+)
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
 from kartludo.events.match import RANDOM_SHUFFLE, DealStarted, MatchCreated

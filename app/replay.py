@@ -7,13 +7,14 @@ previous, next turn or trick, next ruling or settlement, jump) is the same for a
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
-from kartludo.app.errors import AppError
 from kartludo.app import aggregate
 from kartludo.app.aggregate import Match, describe, step
+from kartludo.app.errors import AppError
 from kartludo.app.visibility import Reading
 from kartludo.engine.base import ALL, Game, Viewer
 from kartludo.events.base import Event

@@ -20,13 +20,14 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import msgspec
 
+from kartludo.app.aggregate import step
 from kartludo.app.errors import AppError
 from kartludo.app.hypotheticals import Hypothetical, deal_settled, hypo_stream, score_change
-from kartludo.app.aggregate import step
 from kartludo.app.matches import check_seed
 from kartludo.engine.base import Bot, Game
 from kartludo.events.hypo import RolloutRecorded

@@ -13,8 +13,9 @@ of whoever reads them.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
-from typing import Any, Sequence
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 
@@ -52,7 +53,7 @@ class Series(msgspec.Struct):
 
 
 def fmt_time(us: int) -> str:
-    return datetime.fromtimestamp(us / 1e6, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.fromtimestamp(us / 1e6, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def parse_time(text: str) -> int:
@@ -62,7 +63,7 @@ def parse_time(text: str) -> int:
     except ValueError:
         raise BadCommand(f"not a time: {text!r} (use ISO 8601, e.g. 2026-12-01T18:00Z)") from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     us = int(moment.timestamp() * 1_000_000)
     check_start(us, text)
     return us

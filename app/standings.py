@@ -15,7 +15,6 @@ from typing import Any
 
 import msgspec
 
-
 PROVISIONAL_BELOW = 5
 SORTS = ("rating", "matches", "wins", "score", "placement", "player")
 

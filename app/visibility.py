@@ -18,7 +18,8 @@ The game's ``redact``/``view`` hide cards from a seat or the public. On top of t
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 

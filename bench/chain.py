@@ -21,7 +21,6 @@ from kartludo.store.database import create_engine, upgrade
 from kartludo.store.eventstore import EventStore
 from kartludo.store.integrity import verify
 from kartludo.store.keys import new_key
-
 from store import make_batches  # bench/store.py: the same events and batching
 
 MODES = ("off", "chain", "seal")
@@ -49,8 +48,9 @@ def run(url: str, batches, mode: str, every: int, key_file: str) -> tuple[float,
 
 
 def _load(path: str):
-    from kartludo.store.keys import load_key
     from pathlib import Path
+
+    from kartludo.store.keys import load_key
 
     return load_key(Path(path))
 

@@ -54,7 +54,7 @@ class Stats:
         self.deals = 0
         self.lock = threading.Lock()
 
-    def merge(self, o: "Stats") -> None:
+    def merge(self, o: Stats) -> None:
         with self.lock:
             self.accepted += o.accepted
             self.refused += o.refused

@@ -23,7 +23,7 @@ import msgspec
 
 from kartludo.events.base import Event, encode, register_union
 from kartludo.store.database import create_engine, upgrade
-from kartludo.store.eventstore import EventStore, chain_hash, GENESIS, _COLUMNS
+from kartludo.store.eventstore import _COLUMNS, GENESIS, EventStore, chain_hash
 
 
 class BenchTick(Event, frozen=True, kw_only=True, tag="bench.tick"):

@@ -33,6 +33,7 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 
 from fixtures import long_match  # noqa: E402
+
 from service import Stats, drop_pg, free_port, http_client, pg_database  # noqa: E402
 
 

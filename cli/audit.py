@@ -92,9 +92,8 @@ def show(env: Env, ruling: str, fmt: str) -> None:
         kartludo audit show 3f9c/uxinjo-d2-Su
     """
     from kartludo.app.audit import ruling_context
-    from kartludo.projections.queries import resolve_entry
-
     from kartludo.app.hearing import annotations_of
+    from kartludo.projections.queries import resolve_entry
 
     def read(store: Any, done: bool) -> tuple[Any, Any]:
         found = ruling_context(store, resolve_entry(store, ruling, refreshed=done))

@@ -31,7 +31,8 @@ def upgrade(env: Env) -> None:
     Example:
         kartludo db upgrade
     """
-    from kartludo.store.database import create_engine, describe_url, upgrade as run_upgrade
+    from kartludo.store.database import create_engine, describe_url
+    from kartludo.store.database import upgrade as run_upgrade
 
     created = env.check_file()
     engine = create_engine(env.db_url)

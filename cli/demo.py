@@ -95,10 +95,10 @@ def _club_night(env: Env, service: Any, seed: int) -> str:
     forms no two combinations (a foul), appeals the ruling, and a TD upholds it; the
     bots then play the match out. Returns the ruling's audit id."""
     from kartludo.app.audit import appeal, decide
-    from kartludo.projections.queries import list_rulings, resolve_ruling
     from kartludo.app.simulate import pick_bots, play_match
     from kartludo.cli.matches import describe_outcome
     from kartludo.engine.base import PUBLIC
+    from kartludo.projections.queries import list_rulings, resolve_ruling
 
     rng = random.Random(f"{seed}:club-night")
     match_id = service.create("uxinjo", CLUB_NIGHT, seed=rng.getrandbits(32), actor="demo")
@@ -132,10 +132,10 @@ def _club_night(env: Env, service: Any, seed: int) -> str:
 
 def _standings(env: Env, games: list[str]) -> None:
     from kartludo.app.standings import PROVISIONAL_BELOW
-    from kartludo.projections.queries import standings
     from kartludo.cli.output import render_table
     from kartludo.cli.standings_view import standing_rows, table_cells
     from kartludo.engine.registry import get_game
+    from kartludo.projections.queries import standings
 
     general: list[str] = []
     for game in games:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kartludo.cli.context import CommandError, Env, echo_json, pass_env
+from kartludo.cli.context import Env, echo_json, pass_env
 
 
 @click.group()

@@ -38,10 +38,9 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     Example:
         kartludo verify --trust 6f1e…c2 --head 4123:4123:9ab0…
     """
+    from kartludo.app.fairness import DealReport, verify_deals
     from kartludo.store.chain import parse_head
     from kartludo.store.integrity import verify as run_verify
-
-    from kartludo.app.fairness import DealReport, verify_deals
 
     try:
         written = [parse_head(h) for h in heads]
@@ -56,9 +55,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     if report.ok:
         deals = verify_deals(env.store)
     if report.ok and not no_fold:
-        from kartludo.app.matches import refold_all
-
         from kartludo.app.hypotheticals import verify_all
+        from kartludo.app.matches import refold_all
 
         folded, fold_problems = refold_all(env.store)
         hypos, hypo_problems = verify_all(env.store)

@@ -7,7 +7,6 @@ import click
 from kartludo.cli.context import CommandError, Env, pass_env
 from kartludo.cli.output import emit, output_options
 
-
 SORTS = ["rating", "matches", "wins", "score", "placement", "player", "match_points", "points", "losses",
          "placement_points"]
 
@@ -33,9 +32,9 @@ def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt:
     if series_id:
         return _show_series(env, series_id, fmt)
     from kartludo.app.standings import PROVISIONAL_BELOW
-    from kartludo.projections.queries import standings as compute
     from kartludo.cli.standings_view import SORT_ALIASES, standing_rows, table_cells, total_column
     from kartludo.engine.registry import get_game
+    from kartludo.projections.queries import standings as compute
 
     name = get_game(game).name if game else None
     total = total_column(name)

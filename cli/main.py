@@ -121,7 +121,6 @@ def cli(ctx: click.Context, db_url: str, read_dbs: tuple[str, ...], read_max_lag
         kartludo --db postgresql://postgres@127.0.0.1/test db upgrade
     """
     from kartludo.cli.context import Env
-
     from kartludo.store.replicas import read_urls_from_env
 
     ctx.obj = Env(db_url, read_urls_from_env(read_dbs), read_max_lag)

@@ -9,7 +9,8 @@ The same names are the table's headers, the CSV's header and keys of the JSON ob
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 

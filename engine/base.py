@@ -12,7 +12,8 @@ import abc
 import enum
 import random
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Protocol, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -343,12 +344,12 @@ class Game(abc.ABC, Generic[S]):
         """The decisions without a penalty that ``event`` (a derived event) records."""
         return []
 
-    def penalty_changes(self, event: Event, /) -> "PenaltyChanges | None":
+    def penalty_changes(self, event: Event, /) -> PenaltyChanges | None:
         """What a derived event did to standing penalty rulings (lifted them, or voided
         what they would have won), for the audit trail; None: nothing."""
         return None
 
-    def bots(self) -> dict[str, "Bot[S]"]:
+    def bots(self) -> dict[str, Bot[S]]:
         return {}
 
     def caution(self, state: S, command: Command, /) -> tuple[str, str] | None:
@@ -357,7 +358,7 @@ class Game(abc.ABC, Generic[S]):
         Judged from what the command's seat sees only: a caution never tells a hidden card."""
         return None
 
-    def legal_cautions(self, state: S, seat: int, legal: "list[Command] | None" = None) -> dict[str, dict[str, str]]:
+    def legal_cautions(self, state: S, seat: int, legal: list[Command] | None = None) -> dict[str, dict[str, str]]:
         """``{command text: {"text": ..., "rule": ...}}`` for ``seat``'s legal commands
         that have a caution."""
         if legal is None:
@@ -382,7 +383,7 @@ class Game(abc.ABC, Generic[S]):
             return []
         return accepted(self.check, state, self.candidates(state, seat))
 
-    def legal_shapes(self, state: S, seat: int, legal: "list[Command] | None" = None) -> "list[Shape]":
+    def legal_shapes(self, state: S, seat: int, legal: list[Command] | None = None) -> list[Shape]:
         """Each legal verb's shape for ``seat`` (``engine.shapes``): which of its cards,
         how many, which numbers, so a client never needs every command. ``legal``: the
         seat's legal commands when the caller already has them."""

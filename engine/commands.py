@@ -9,7 +9,8 @@ legal. A game's ``parse_command`` is one generic lookup over its ``command_types
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -36,7 +37,7 @@ class Arg:
     def read(self, verb: str, word: str) -> dict[str, Any]:
         raise NotImplementedError
 
-    def show(self, command: "Command") -> list[str]:
+    def show(self, command: Command) -> list[str]:
         raise NotImplementedError
 
     def shape(self) -> dict[str, Any]:
@@ -71,7 +72,7 @@ class Card(Arg):
     def read(self, verb: str, word: str) -> dict[str, Any]:
         return {self.field: self.card(verb, word)}
 
-    def show(self, command: "Command") -> list[str]:
+    def show(self, command: Command) -> list[str]:
         return [getattr(command, self.field)]
 
     def shape(self) -> dict[str, Any]:
@@ -100,7 +101,7 @@ class Cards(Card):
     def read(self, verb: str, word: str) -> dict[str, Any]:
         return self.read_all(verb, [word])
 
-    def show(self, command: "Command") -> list[str]:
+    def show(self, command: Command) -> list[str]:
         return list(getattr(command, self.field))
 
 
@@ -119,7 +120,7 @@ class Number(Arg):
         except ValueError:
             raise BadCommand(f"{verb}: {word!r} is not a number") from None
 
-    def show(self, command: "Command") -> list[str]:
+    def show(self, command: Command) -> list[str]:
         return [str(getattr(command, self.field))]
 
 
@@ -137,7 +138,7 @@ class Word(Arg):
     def read(self, verb: str, word: str) -> dict[str, Any]:
         return {self.field: word.lower()}
 
-    def show(self, command: "Command") -> list[str]:
+    def show(self, command: Command) -> list[str]:
         return [getattr(command, self.field)]
 
     def shape(self) -> dict[str, Any]:
@@ -159,7 +160,7 @@ class Choice(Arg):
         except KeyError:
             raise BadCommand(f"{verb}: {word!r} is not a {self.noun}{self.about}") from None
 
-    def show(self, command: "Command") -> list[str]:
+    def show(self, command: Command) -> list[str]:
         value = getattr(command, self.field)
         return [next(word for word, v in self.choices.items() if v == value)]
 
@@ -183,7 +184,7 @@ class Sided(Card):
             raise BadCommand(f"{verb}: {word!r} must be CARD:up or CARD:down, e.g. {verb} {self.example}")
         return {self.field: self.card(verb, code), self.up_field: side == "up"}
 
-    def show(self, command: "Command") -> list[str]:
+    def show(self, command: Command) -> list[str]:
         return [f"{getattr(command, self.field)}:{'up' if getattr(command, self.up_field) else 'down'}"]
 
 
@@ -230,7 +231,7 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
         return f"{cls.verb()} takes {count} {noun}{first.about}, e.g. {cls.example()}"
 
     @classmethod
-    def parse(cls, seat: int, words: Sequence[str]) -> "Command":
+    def parse(cls, seat: int, words: Sequence[str]) -> Command:
         """The command ``seat`` typed as ``verb WORD…`` (the words after the verb)."""
         args = cls.arguments
         values: dict[str, Any] = {}
@@ -264,7 +265,7 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
         args = self.args()
         return f"{self.verb()} {' '.join(args)}" if args else self.verb()
 
-    def __lt__(self, other: "Command") -> bool:  # sorted legal commands
+    def __lt__(self, other: Command) -> bool:  # sorted legal commands
         return (self.seat, self.text()) < (other.seat, other.text())
 
 

@@ -7,7 +7,7 @@ multiset. Nothing here knows a game's rules.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 COLOURS = ("R", "G", "B")
 COLOUR_NAMES = {"R": "red", "G": "green", "B": "blue"}

@@ -21,8 +21,9 @@ Only the seat's own legal commands go in: a shape never shows another seat's car
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from itertools import combinations, permutations, product
-from typing import Any, Sequence
+from typing import Any
 
 import msgspec
 

@@ -7,7 +7,8 @@ version; an old stored version is upcast on read, never rewritten in the store.
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import msgspec
 

@@ -10,6 +10,7 @@ indices (0-2, clockwise); contracts are their CLI names (``nullo``, ``grand``,
 from __future__ import annotations
 
 import msgspec
+
 from kartludo.events.base import Event, register_union
 
 # --- player actions ------------------------------------------------------------

@@ -14,7 +14,8 @@ back per ruling).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 import sqlalchemy as sa

@@ -9,7 +9,8 @@ the match's state before and after them, folded through the game's engine.
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Iterable
+from collections.abc import Iterable
+from typing import Any, ClassVar
 
 import msgspec
 import sqlalchemy as sa

@@ -18,7 +18,8 @@ import logging
 import threading
 import weakref
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import anyio.to_thread
 from litestar.exceptions import TooManyRequestsException
@@ -108,7 +109,7 @@ class LiveHub:
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self.wrote, [])
 
-    def feed(self, match_id: str) -> "MatchFeed":
+    def feed(self, match_id: str) -> MatchFeed:
         """The shared feed of ``match_id`` (kept while a stream holds it). Blocking: call
         it from a worker thread."""
         with self._feeds_lock:
@@ -320,7 +321,7 @@ class MatchFeed:
 class StreamSlot:
     """One open live stream's place in its caller's allowance (given back once)."""
 
-    def __init__(self, slots: "StreamSlots", keys: list[str]) -> None:
+    def __init__(self, slots: StreamSlots, keys: list[str]) -> None:
         self._slots = slots
         self._keys = keys
 

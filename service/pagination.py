@@ -8,7 +8,8 @@ position), so a page never repeats or skips an item when new ones are added afte
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, TypeVar
 from urllib.parse import urlencode
 
 from litestar import Request, Response

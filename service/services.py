@@ -6,7 +6,8 @@ import asyncio
 import threading
 import time
 import weakref
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from litestar import Request
 

@@ -31,7 +31,8 @@ import hashlib
 import logging
 import os
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import msgspec
 

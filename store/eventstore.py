@@ -25,8 +25,9 @@ import hashlib
 import os
 import threading
 import time
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 import sqlalchemy.exc
@@ -65,7 +66,7 @@ class Recorded(msgspec.Struct, frozen=True, gc=False):
 
     @property
     def recorded_at(self) -> datetime:
-        return datetime.fromtimestamp(self.recorded_at_us / 1_000_000, tz=timezone.utc).replace(
+        return datetime.fromtimestamp(self.recorded_at_us / 1_000_000, tz=UTC).replace(
             microsecond=self.recorded_at_us % 1_000_000
         )
 
@@ -172,7 +173,7 @@ class EventStore:
             self._driver = PostgresDriver()
 
     @classmethod
-    def open(cls, url: str, *, create: bool = True, clock: Callable[[], int] = now_us) -> "EventStore":
+    def open(cls, url: str, *, create: bool = True, clock: Callable[[], int] = now_us) -> EventStore:
         engine = create_engine(url)
         ensure_ready(engine, create=create)
         store = cls(engine, clock=clock)
@@ -251,7 +252,7 @@ class EventStore:
             pooled.invalidate()
         pooled.close()
 
-    def __enter__(self) -> "EventStore":
+    def __enter__(self) -> EventStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -716,7 +717,7 @@ class EventStore:
         return self._query(sql, **params)
 
     @contextlib.contextmanager
-    def exclusive(self, lock: int) -> Iterator["Exclusive"]:
+    def exclusive(self, lock: int) -> Iterator[Exclusive]:
         """One write transaction that holds ``lock`` (PostgreSQL: an advisory lock;
         SQLite: the file's write lock) until it commits when the block ends; rolled
         back if it raises. For the store's own bookkeeping beside the events (the

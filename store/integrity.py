@@ -26,7 +26,7 @@ removed together with its chain entries and seals.
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import msgspec
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import psycopg
 from psycopg.pq import TransactionStatus
@@ -111,7 +112,7 @@ class PostgresDriver:
             base = cur.fetchone()[0] << POSITION_ROW_BITS
         return [base + i for i in range(len(rows))]
 
-    def bulk(self, conn: Any, more: Callable[[], int]) -> "_Bulk":
+    def bulk(self, conn: Any, more: Callable[[], int]) -> _Bulk:
         return _Bulk(conn, more)
 
     def fresh_block(self, conn: Any) -> int:

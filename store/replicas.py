@@ -30,7 +30,8 @@ import os
 import re
 import threading
 import time
-from typing import Any, Callable, Hashable, Sequence, TypeVar
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 import sqlalchemy.exc
 
@@ -137,7 +138,7 @@ class ReadRouter:
         self.primary_reads = 0
 
     @classmethod
-    def of(cls, primary: EventStore, urls: Sequence[str], **options: Any) -> "ReadRouter | None":
+    def of(cls, primary: EventStore, urls: Sequence[str], **options: Any) -> ReadRouter | None:
         """A router over ``urls``; None without any (reads stay on the primary)."""
         return cls(primary, urls, **options) if urls else None
 

@@ -9,7 +9,8 @@ settled, and a follower needs no horizon.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kartludo.store.eventstore import _COLUMNS, UNBOUNDED
 
@@ -51,7 +52,7 @@ class SqliteDriver:
             raise
         return list(range(last - len(rows) + 1, last + 1))
 
-    def bulk(self, conn: Any, _more: Any) -> "_Bulk":
+    def bulk(self, conn: Any, _more: Any) -> _Bulk:
         return _Bulk(conn)
 
     def query_with_horizon(self, conn: Any, sql: str, params: dict[str, Any]) -> tuple[int, list[Sequence[Any]]]:

@@ -20,19 +20,20 @@ writes in one transaction: on any refusal, nothing.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
-from typing import IO, Any, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import IO, Any
 
 import msgspec
 
 from kartludo.events.base import UndecodableEvent, UnknownEventType, decode
-from kartludo.store.eventstore import GENESIS, EventStore, chain_hash, check_envelope
 from kartludo.store.database import first_line
 from kartludo.store.errors import ImportRefused
+from kartludo.store.eventstore import GENESIS, EventStore, chain_hash, check_envelope
 from kartludo.store.forgery import TOKEN_TYPES, Screen
 from kartludo.store.keys import SealKey, fingerprint, signature_ok
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _raw = msgspec.msgpack.Decoder()
 _packer = msgspec.msgpack.Encoder()
 
@@ -88,7 +89,7 @@ SEAL_PREFIX = b'{"seal":'
 
 def format_us(us: int) -> str:
     seconds, micro = divmod(us, 1_000_000)
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + f".{micro:06d}Z"
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S") + f".{micro:06d}Z"
 
 
 def parse_us(text: str) -> int:

@@ -3,9 +3,9 @@ replay, audit, projection and series tests."""
 
 from __future__ import annotations
 
-from kartludo.app.matches import MatchService
-
 from engine.uxinjo_helpers import build_deck
+
+from kartludo.app.matches import MatchService
 
 PLAYERS = ["ann", "bob", "cy"]
 FILLERS = ["B6", "B7", "B8"]  # stock cards nobody wants

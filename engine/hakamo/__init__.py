@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kartludo.engine.hakamo import cautions as _cautions
 from kartludo.engine.base import Bot, Game, Result, ranks_from_scores
+from kartludo.engine.hakamo import cautions as _cautions
 from kartludo.engine.hakamo import commands, fold, rules, settle
 from kartludo.engine.hakamo import view as _view
 from kartludo.engine.hakamo.commands import (

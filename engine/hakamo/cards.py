@@ -7,7 +7,8 @@ colour/number/kind helpers. Nothing here knows seats' names or events.
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from kartludo.engine.jx import AJX, CENTRO, PJX, colour
 

@@ -6,7 +6,8 @@ so ``legal_commands`` and ``decide`` cannot disagree.
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from kartludo.engine.base import Command, IllegalCommand, StartDeal, check_deal
 from kartludo.engine.commands import Arg, Card, Choice, Number, Sided
@@ -16,9 +17,9 @@ from kartludo.engine.hakamo.rules import (
     R_AUCTION,
     R_BID,
     R_C,
+    R_DEAL,
     R_DECLARE,
     R_DONE,
-    R_DEAL,
     R_FOLLOW,
     R_HELD,
     R_KASX,
@@ -33,10 +34,10 @@ from kartludo.engine.hakamo.rules import (
     R_SHARE,
     R_SHARE_TURN,
     R_TURN,
-    who,
     lead_colour,
     next_dealer,
     to_act,
+    who,
 )
 from kartludo.engine.hakamo.settle import automatic
 from kartludo.engine.hakamo.state import MAX_BID, MIN_BID, SEAT_LABELS, SEATS, HkState, Phase

@@ -3,13 +3,13 @@ about a state that its commands, fold, scoring and views all ask."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from kartludo.engine.base import DealRules
 from kartludo.engine.hakamo import cards as hc
 from kartludo.engine.hakamo.state import MAX_BID, SEAT_LABELS, SEATS, HkState, Phase
 from kartludo.engine.jx import ORDER
-
 
 R_SETUP = "hakamo §Cards and seats"
 R_DONE = "hakamo §Cards and seats (a match is 8 deals; the match is over)"

@@ -32,7 +32,6 @@ from kartludo.events import hakamo as ev
 from kartludo.events.base import Event
 
 
-
 def automatic(s: HkState) -> list[Event]:
     """The engine's next decision, one event at a time (``decide`` chains them)."""
     phase = s.phase

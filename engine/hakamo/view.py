@@ -12,12 +12,12 @@ from typing import Any
 
 import msgspec
 
-from kartludo.engine.phases import phase_words
 from kartludo.engine.base import ALL, Viewer
 from kartludo.engine.hakamo import cards as hc
 from kartludo.engine.hakamo.fold import evolve
 from kartludo.engine.hakamo.rules import counts, label, lead_colour, next_dealer, to_act, who
 from kartludo.engine.hakamo.state import DEALS, SEATS, HkState, Phase
+from kartludo.engine.phases import phase_words
 from kartludo.events import hakamo as ev
 from kartludo.events.base import Event
 from kartludo.events.match import DealStarted

@@ -9,7 +9,8 @@ It reads only ``game.view(state, seat)``.
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot

@@ -6,8 +6,9 @@ so ``legal_commands`` and ``decide`` cannot disagree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from kartludo.engine.base import Command, IllegalCommand, StartDeal, check_deal
 from kartludo.engine.commands import Arg, Card, Cards, Word

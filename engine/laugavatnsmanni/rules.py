@@ -3,12 +3,11 @@ questions about a state that its commands, fold, scoring and views all ask."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from kartludo.engine.base import DealRules
 from kartludo.engine.french import suit, value
 from kartludo.engine.laugavatnsmanni.state import CONTRACTS, SEATS, LvState, Phase
-
 
 R_SEATS = "laugavatnsmanni §1 (three players, seats 0-2 clockwise)"
 R_DEAL = "laugavatnsmanni §1 (a deal is played out before the next is dealt)"

@@ -18,7 +18,6 @@ from kartludo.events.base import Event
 from kartludo.events.laugavatnsmanni import DealScored, MatchEnded, SeatScore, TrickWon
 
 
-
 def automatic(s: LvState) -> list[Event]:
     """The engine's next decision, one event at a time (``decide`` chains them)."""
     phase = s.phase

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from kartludo.engine.phases import phase_words
+
 from kartludo.engine.base import ALL, Viewer
 from kartludo.engine.laugavatnsmanni.rules import name, to_act, totals_by_name, unused
 from kartludo.engine.laugavatnsmanni.state import (
@@ -20,6 +20,7 @@ from kartludo.engine.laugavatnsmanni.state import (
     LvState,
     Phase,
 )
+from kartludo.engine.phases import phase_words
 from kartludo.events.base import Event
 from kartludo.events.laugavatnsmanni import (
     CardPlayed,

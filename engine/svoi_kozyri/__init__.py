@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kartludo.engine.base import BadCommand, Bot, Game, Option, Result, ranks_from_scores
 from kartludo.engine.svoi_kozyri import commands, fold, rules, settle

@@ -6,7 +6,7 @@ the same order in every suit, A high. Each player owns one trump suit.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from kartludo.engine.french import DECK_36, SUITS, suit, value
 

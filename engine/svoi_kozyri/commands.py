@@ -6,7 +6,8 @@ so ``legal_commands`` and ``decide`` cannot disagree.
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from kartludo.engine.base import Command, IllegalCommand, StartDeal, check_deal
 from kartludo.engine.commands import Arg, Card

@@ -17,7 +17,6 @@ from kartludo.events.base import Event
 from kartludo.events.svoi_kozyri import DealEnded, MatchEnded, SixesPassed, SixPass
 
 
-
 def automatic(s: SkState) -> list[Event]:
     """The engine's next decision, one event at a time (``decide`` chains them)."""
     phase = s.phase

@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 
-from kartludo.engine.phases import phase_words
 from kartludo.engine.base import ALL, Viewer, ranks_from_scores
 from kartludo.engine.french import SUIT_NAMES, SUIT_SYMBOLS
+from kartludo.engine.phases import phase_words
 from kartludo.engine.svoi_kozyri.cards import pickup_count, pickup_rule
 from kartludo.engine.svoi_kozyri.rules import label, losses_by_name, to_act
 from kartludo.engine.svoi_kozyri.state import PLAY_PHASES, Phase, SkState

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kartludo.engine.uxinjo import cautions as _cautions
 from kartludo.engine.base import Bot, Game, Option, Result, ranks_from_scores
 from kartludo.engine.jx import JX_DECK
+from kartludo.engine.uxinjo import cautions as _cautions
 from kartludo.engine.uxinjo import commands, fold, settle
 from kartludo.engine.uxinjo import view as _view
 from kartludo.engine.uxinjo.commands import COMMAND_TYPES, Discard, Draw, Eltiri, Levu, Munt, Pass, Take

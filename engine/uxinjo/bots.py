@@ -8,8 +8,9 @@ invalid munts on purpose (for tests of the penalty machinery).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot

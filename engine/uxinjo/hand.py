@@ -6,9 +6,10 @@ combinations; its points are those of its best split.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from kartludo.engine.jx import CENTRO, COLOURS, JX, NUMBER_CARDS, ORDER, colour
 

@@ -9,7 +9,6 @@ from kartludo.engine.base import DealRules
 from kartludo.engine.jx import ORDER
 from kartludo.engine.uxinjo.state import SEAT_LABELS, SEATS
 
-
 R_SETUP = "uxinjo §2.1"
 R_DECK = "uxinjo §2.1 (a listed deck is the 38-card Jx deck, top first)"
 R_COMMANDS = "uxinjo §Commands"

@@ -4,7 +4,8 @@ from them (decisions without a penalty, penalties lifted or voided)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kartludo.engine.base import Decision, PenaltyChanges
 from kartludo.engine.jx import AJX
@@ -23,8 +24,6 @@ from kartludo.engine.uxinjo.rules import (
 from kartludo.engine.uxinjo.state import SEATS, Phase, UxState, at_finito, marker, match_points, pay
 from kartludo.events.base import Event
 from kartludo.events.uxinjo import DealDrawn, Foul, MatchEnded, Settled, Transfer
-
-
 
 
 def automatic(s: UxState) -> list[Event]:

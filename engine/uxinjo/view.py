@@ -7,12 +7,13 @@ a munt's six cards (a declared hand is shown to the table).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import msgspec
 
-from kartludo.engine.phases import phase_words
 from kartludo.engine.base import ALL, Viewer
+from kartludo.engine.phases import phase_words
 from kartludo.engine.uxinjo.commands import to_act
 from kartludo.engine.uxinjo.rules import label, who
 from kartludo.engine.uxinjo.settle import foul_counts, markers_by_name

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from litestar import get
 
 from kartludo.service import schemas as s

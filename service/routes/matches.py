@@ -24,9 +24,9 @@ from kartludo.engine.base import ALL
 from kartludo.projections import queries
 from kartludo.service import schemas as s
 from kartludo.service.deps import Caller, MatchOf, Seat, Svc, Svcs, User, View, seat_only, td_only
-from kartludo.service.services import Services
 from kartludo.service.errors import responses
 from kartludo.service.pagination import LINK_HEADER, Cursor, Limit, next_link, page
+from kartludo.service.services import Services
 
 Filter = Annotated[str | None, Parameter(pattern=s.ID_PATTERN)]
 Position = Annotated[int, Parameter(ge=0, le=2**62)]

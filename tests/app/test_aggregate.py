@@ -5,6 +5,7 @@ snapshots that carry those facts (an older snapshot format is ignored, never mis
 from __future__ import annotations
 
 import pytest
+from scenarios import foul_then_void_win, stock_win_deal
 
 from kartludo.app import aggregate, snapshots
 from kartludo.app.audit import appeal, decide
@@ -14,8 +15,6 @@ from kartludo.app.series import create_series
 from kartludo.events.match import MatchClosed, RulingAppealed, RulingDecided
 from kartludo.projections.queries import resolve_ruling
 from kartludo.store import snapshots as table
-
-from scenarios import foul_then_void_win, stock_win_deal
 
 RULING = "uxinjo-d1-Or"
 

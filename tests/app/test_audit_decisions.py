@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from kartludo.app.matches import MatchService
-
 from engine.uxinjo_helpers import build_deck
+
+from kartludo.app.matches import MatchService
 
 OR, SU, OK = 0, 1, 2
 VOID_CLAIM = "RULING §2.3: an invalid claim beside a valid one in the same window is void, no foul"

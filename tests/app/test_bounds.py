@@ -8,8 +8,8 @@ import pytest
 from kartludo.app.errors import AppError, check_text
 from kartludo.app.matches import MatchService
 from kartludo.app.series import create_series
-from kartludo.projections.queries import series_report, standings
 from kartludo.engine.base import BadCommand
+from kartludo.projections.queries import series_report, standings
 
 
 @pytest.mark.parametrize("minutes", [0, 525_601, 10**12, 2**64])

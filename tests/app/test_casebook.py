@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-from html import unescape
 import xml.etree.ElementTree as ET
-from pathlib import Path
+from html import unescape
 
 import pytest
+from scenarios import foul_then_void_win
 
 from kartludo.app.cardfaces import SVG_NS, card_name
 from kartludo.app.diagrams import diagram_cards
 from kartludo.app.hearing import hearing_stream
 from kartludo.app.matches import MatchService, fold_records, stream_of
 from kartludo.engine.base import ALL
-
-from scenarios import foul_then_void_win
 
 RULING = "uxinjo-d1-Or"
 

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from scenarios import stock_win_deal
+
 from kartludo.app.matches import MatchService
 from kartludo.app.series import create_series
 from kartludo.engine.base import ALL, PUBLIC
-
-from scenarios import stock_win_deal
 
 MINUTE = 60_000_000
 

@@ -7,6 +7,7 @@ import random
 import time
 
 import pytest
+
 from kartludo.app.errors import AmbiguousMatch, UnknownMatch, UnknownPlayer
 from kartludo.app.matches import MatchService, fold_records, stream_of
 from kartludo.app.simulate import simulate

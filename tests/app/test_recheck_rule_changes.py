@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.laugavatnsmanni_helpers import build_deck as lv_deck
+from engine.uxinjo_helpers import build_deck as ux_deck
+
 from kartludo.app.audit import recheck
 from kartludo.app.matches import MatchService, stream_of
 from kartludo.engine.base import StartDeal
@@ -22,9 +25,6 @@ from kartludo.events.base import Event
 from kartludo.events.laugavatnsmanni import Held
 from kartludo.events.match import MatchCreated
 from kartludo.events.uxinjo import Discarded
-
-from engine.laugavatnsmanni_helpers import build_deck as lv_deck
-from engine.uxinjo_helpers import build_deck as ux_deck
 
 OR, SU, OK = 0, 1, 2
 ANN, BOB, CY = 0, 1, 2

@@ -7,6 +7,7 @@ import json
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
+from scenarios import foul_then_void_win
 
 from kartludo.app.matches import MatchService, fold_records, stream_of
 from kartludo.app.replay import Navigator, build
@@ -14,8 +15,6 @@ from kartludo.cli.main import cli
 from kartludo.engine.base import ALL
 from kartludo.projections import all_projections
 from kartludo.projections.runner import dump
-
-from scenarios import foul_then_void_win
 
 AUDIT_ID = "/uxinjo-d1-Or"
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import msgspec
 import pytest
-import sqlalchemy as sa
 
 from kartludo.app.matches import MatchService, stream_of
 from kartludo.app.simulate import CLUB, pick_bots, play_match, simulate

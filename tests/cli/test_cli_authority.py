@@ -5,11 +5,10 @@ with another request is refused)."""
 from __future__ import annotations
 
 import pytest
+from scenarios import foul_deal
 
 from kartludo.app.matches import MatchService
 from kartludo.app.tokens import issue
-
-from scenarios import foul_deal
 
 PLAYERS = ["ann", "bob", "cy"]
 

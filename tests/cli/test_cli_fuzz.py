@@ -14,13 +14,12 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scenarios import foul_deal
 
 from kartludo.app.matches import MatchService
 from kartludo.app.series import create_series
 from kartludo.app.tokens import issue
 from kartludo.cli.main import cli
-
-from scenarios import foul_deal
 
 PLAYERS = ["ann", "bob", "cy"]
 

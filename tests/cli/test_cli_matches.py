@@ -6,7 +6,6 @@ import json
 import re
 import shlex
 
-
 from kartludo.engine.jx import JX_DECK
 
 

@@ -18,6 +18,7 @@ def run(url, *args, input=None):
 
 def seed_events(url):
     from sample_events import Noted
+
     from kartludo.store import EventStore
 
     assert run(url, "db", "upgrade").exit_code == 0
@@ -28,7 +29,6 @@ def seed_events(url):
 
 def test_db_upgrade_then_status(db_url):
     first = run(db_url, "db", "upgrade")
-    from kartludo.store.schema import SCHEMA_REVISION
 
     assert first.exit_code == 0 and f"upgraded: schema none -> {SCHEMA_REVISION}" in first.output
     again = run(db_url, "db", "upgrade")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-
-
 #: Or (dealer) holds RX R9 R8 R7 R6 R4 R3 R2 PJ; Su G9…G1 AJ; Ok B9…B1 AJ;
 #: No GX BX RV GV BV R5 G5 B5 PJ; the Kasxetoj are R1 (upper) and C (lower)
 DECK = (

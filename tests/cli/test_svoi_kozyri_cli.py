@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-
 from kartludo.engine.french import DECK_36
 from kartludo.engine.svoi_kozyri.rules import first_dealer
 

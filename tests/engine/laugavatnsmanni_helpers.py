@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from scripted import ScriptedTable
+
 from kartludo.engine.base import StartDeal
 from kartludo.engine.french import DECK_52, RANKS_52, SUITS
 from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI, Play
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
-
-from scripted import ScriptedTable
 
 G = LAUGAVATNSMANNI
 PLAYERS = ["ann", "bob", "cy"]

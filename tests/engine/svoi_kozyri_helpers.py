@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scripted import ScriptedTable
 
 from kartludo.engine.base import StartDeal
 from kartludo.engine.french import DECK_36
@@ -9,8 +10,6 @@ from kartludo.engine.svoi_kozyri import SVOI_KOZYRI
 from kartludo.engine.svoi_kozyri.rules import first_dealer
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
-
-from scripted import ScriptedTable
 
 NAMES = ["ann", "bob", "cy", "dan"]
 G = SVOI_KOZYRI

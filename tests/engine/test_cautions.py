@@ -7,11 +7,10 @@ from __future__ import annotations
 import random
 
 import msgspec
+from gamespecs import SPECS, Choices, play
 
 from kartludo.engine.base import StartDeal
 from kartludo.engine.registry import get_game
-
-from gamespecs import SPECS, Choices, play
 
 
 def shuffled_hidden(state, seat: int, rng: random.Random):

@@ -17,13 +17,12 @@ from collections import Counter
 
 import msgspec
 import pytest
+from gamespecs import SPECS, Coverage, DrawnChoices, GameSpec, Mode, Played, Step, play, play_bots, viewers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kartludo.engine.base import ALL, PUBLIC, IllegalCommand, fold, ranks_from_scores
 from kartludo.events.base import decode, encode, from_builtins, to_json
-
-from gamespecs import SPECS, Coverage, DrawnChoices, GameSpec, Mode, Played, Step, play, play_bots, viewers
 
 TABLES = [(name, n) for name, spec in SPECS.items() for n in spec.player_counts]
 MODES = [(name, n, mode) for name, n in TABLES for mode in SPECS[name].modes]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from hakamo_helpers import NO, OK, OR, SU, Table, build_deck
 
 from kartludo.engine.hakamo import HAKAMO, Play
 from kartludo.engine.hakamo import rules as R
@@ -33,8 +34,6 @@ from kartludo.events.hakamo import (
     TrickEnded,
 )
 from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
-
-from hakamo_helpers import NO, OK, OR, SU, Table, build_deck
 
 # --- Deal A: colour trump, normal order, same-number discards, lead matatis -----------
 

@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import pytest
+from gamespecs import BotMatch, play_bots
+from gamespecs.hakamo import SPEC
 
 from kartludo.engine.bots import RandomBot
 from kartludo.engine.hakamo.bots import HeuristicBot
 from kartludo.events.hakamo import DealScored
-
-from gamespecs import BotMatch, play_bots
-from gamespecs.hakamo import SPEC
 
 
 @pytest.mark.slow

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hakamo_helpers import NO, OK, OR, SU, Table, build_deck
 
 from kartludo.engine.base import BadCommand, IllegalCommand, StartDeal
 from kartludo.engine.hakamo import HAKAMO, Bid, Declare, Lay, Play
 from kartludo.engine.jx import JX_DECK
 from kartludo.engine.registry import get_game
-
-from hakamo_helpers import NO, OK, OR, SU, Table, build_deck
 
 
 def test_registry_finds_the_game():

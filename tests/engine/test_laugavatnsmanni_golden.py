@@ -8,6 +8,16 @@ suit, round by round; the first seat of each round in the spec takes that trick.
 from __future__ import annotations
 
 import pytest
+from laugavatnsmanni_helpers import (
+    ANN,
+    BOB,
+    CY,
+    PLAYERS,
+    Table,
+    build_deck,
+    rounds_deal,
+)
+
 from kartludo.engine.base import IllegalCommand, StartDeal
 from kartludo.engine.french import DECK_52
 from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI as G
@@ -34,15 +44,6 @@ from kartludo.events.laugavatnsmanni import (
     Yielded,
 )
 from kartludo.events.match import DealStarted
-from laugavatnsmanni_helpers import (
-    ANN,
-    BOB,
-    CY,
-    PLAYERS,
-    Table,
-    build_deck,
-    rounds_deal,
-)
 
 BASE_RULINGS = [RULING_52, RULING_LEAD]
 

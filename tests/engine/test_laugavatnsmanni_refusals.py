@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from laugavatnsmanni_helpers import ANN, BOB, CY, Table, rounds_deal
+
 from kartludo.engine.base import BadCommand, IllegalCommand, StartDeal, parse_options
 from kartludo.engine.french import DECK_52
 from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI as G
 from kartludo.engine.laugavatnsmanni import Exchange, Play
 from kartludo.engine.registry import get_game
-from laugavatnsmanni_helpers import ANN, BOB, CY, Table, rounds_deal
 
 
 def dealt(**kw) -> Table:

@@ -11,10 +11,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from kartludo.engine.registry import game_names
-from kartludo.events.base import encode
-
 from playthroughs import (
     HERE,
     RECORDED_AT_US,
@@ -30,6 +26,9 @@ from playthroughs import (
     stream_of,
     write,
 )
+
+from kartludo.engine.registry import game_names
+from kartludo.events.base import encode
 
 REGENERATING = os.environ.get("KARTLUDO_REGENERATE") == "1"
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from gamespecs import SPECS, Choices, play
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kartludo.engine.shapes import expand, ordered_commands
-
-from gamespecs import SPECS, Choices, play
 
 TABLES = [(name, n) for name, spec in SPECS.items() for n in spec.player_counts]
 KINDS = {"plain", "cards", "number", "choice"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import msgspec
+from svoi_kozyri_helpers import ANN3, BOB3, CY3, Table, build_deck, last_card_beat_deal, seed_for_dealer
 
 from kartludo.engine.base import PUBLIC
 from kartludo.engine.french import DECK_36
@@ -12,8 +13,6 @@ from kartludo.engine.svoi_kozyri.settle import end_of_deal
 from kartludo.engine.svoi_kozyri.state import Phase
 from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
 from kartludo.events.svoi_kozyri import DealEnded, MatchEnded, PickedUp, Played, SixesPassed, SixPass
-
-from svoi_kozyri_helpers import ANN3, BOB3, CY3, Table, build_deck, last_card_beat_deal, seed_for_dealer
 
 ANN, BOB, CY, DAN = 0, 1, 2, 3
 RANKS = ["6", "7", "8", "9", "T", "J", "Q", "K", "A"]

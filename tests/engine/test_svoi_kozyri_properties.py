@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import pytest
+from gamespecs import BotMatch, play_bots
+from gamespecs.svoi_kozyri import RANDOM_DEAL_BOUND, SPEC
 
 from kartludo.engine.bots import RandomBot
 from kartludo.events.svoi_kozyri import DealEnded
-
-from gamespecs import BotMatch, play_bots
-from gamespecs.svoi_kozyri import RANDOM_DEAL_BOUND, SPEC
 
 
 @pytest.mark.slow

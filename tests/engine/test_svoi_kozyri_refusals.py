@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from svoi_kozyri_helpers import Table, build_deck, last_card_beat_deal
 
 from kartludo.engine.base import BadCommand, IllegalCommand, StartDeal, parse_options
 from kartludo.engine.french import DECK_36
 from kartludo.engine.registry import get_game
-from kartludo.engine.svoi_kozyri import SVOI_KOZYRI as G, Pickup, Play
+from kartludo.engine.svoi_kozyri import SVOI_KOZYRI as G
+from kartludo.engine.svoi_kozyri import Pickup, Play
 from kartludo.engine.svoi_kozyri.state import Phase
 from kartludo.events.match import MatchCreated
-
-from svoi_kozyri_helpers import Table, build_deck, last_card_beat_deal
 
 ANN, BOB, CY, DAN = 0, 1, 2, 3
 #: dealt by dan (3) to four players; nobody holds a six of another's suit

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from uxinjo_helpers import OK, OR, SU, Table, build_deck
+
 from kartludo.engine.uxinjo import UXINJO
 from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
 from kartludo.events.uxinjo import (
@@ -18,8 +20,6 @@ from kartludo.events.uxinjo import (
     Took,
     Transfer,
 )
-
-from uxinjo_helpers import OK, OR, SU, Table, build_deck
 
 FILLERS = ["B6", "B7", "B8"]  # stock cards nobody wants
 

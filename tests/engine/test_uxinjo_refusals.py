@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from uxinjo_helpers import OK, OR, SU, Table, build_deck
 
 from kartludo.engine.base import BadCommand, IllegalCommand, StartDeal
 from kartludo.engine.jx import JX_DECK
 from kartludo.engine.registry import get_game
 from kartludo.engine.uxinjo import UXINJO
-
-from uxinjo_helpers import OK, OR, SU, Table, build_deck
 
 
 def dealt(**kw):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from scripted import ScriptedTable
+
 from kartludo.engine.base import StartDeal
 from kartludo.engine.jx import JX_DECK
 from kartludo.engine.uxinjo import UXINJO
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
-
-from scripted import ScriptedTable
 
 PLAYERS = ["ann", "bob", "cy"]
 OR, SU, OK = 0, 1, 2

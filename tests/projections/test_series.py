@@ -6,15 +6,14 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from scenarios import foul_deal, stock_win_deal
 
 from kartludo.app.errors import AppError
 from kartludo.app.matches import MatchService
 from kartludo.app.series import create_series, load_series
-from kartludo.projections.queries import series_report
 from kartludo.cli.main import cli
 from kartludo.engine.base import BadCommand
-
-from scenarios import foul_deal, stock_win_deal
+from kartludo.projections.queries import series_report
 
 MINUTE = 60_000_000
 T0 = 1_796_000_000_000_000
@@ -69,8 +68,9 @@ def test_no_match_starts_after_the_deadline_and_a_running_match_ends_with_its_de
     # deal 2 plays to its end; the deal-ending command closes the match
     match = svc.load(mid)
     game = match.game
-    from kartludo.engine.bots import RandomBot
     import random
+
+    from kartludo.engine.bots import RandomBot
 
     rng = random.Random(1)
     while not match.closed:

@@ -6,12 +6,11 @@ import json
 from types import SimpleNamespace
 
 from click.testing import CliRunner
+from scenarios import stock_win_deal
 
 from kartludo.app.matches import MatchService
 from kartludo.app.standings import PROVISIONAL_BELOW, rank_players
 from kartludo.cli.main import cli
-
-from scenarios import stock_win_deal
 
 
 def row(match, player, rank, score, n=3, position=0, mp=None, fouls=0):

@@ -4,14 +4,12 @@ SQLite and PostgreSQL; a refused request writes nothing."""
 from __future__ import annotations
 
 import msgspec
-
 import pytest
 from click.testing import CliRunner
+from serving import bearer
 
 from kartludo.app.matches import MatchService
 from kartludo.cli.main import cli
-
-from serving import bearer
 
 PLAYERS = ["ann", "bob", "cy"]
 
@@ -279,9 +277,10 @@ def test_replay(client, store, dealt, td_token):
 
 
 def test_standings_and_series(client, store, td_token):
-    from kartludo.app.series import create_series
-    from kartludo.app.simulate import play_match, pick_bots
     import random
+
+    from kartludo.app.series import create_series
+    from kartludo.app.simulate import pick_bots, play_match
 
     sid = create_series(store, "uxinjo", PLAYERS, 60)
     svc = MatchService(store)

@@ -7,10 +7,9 @@ import threading
 from collections import Counter
 
 import httpx
+from serving import bearer
 
 from kartludo.app.tokens import TokenIndex
-
-from serving import bearer
 
 PLAYERS = ["ann", "bob", "cy"]
 

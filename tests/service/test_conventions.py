@@ -10,12 +10,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from click.testing import CliRunner
+from scenarios import foul_deal, foul_then_void_win
+from serving import bearer
 
 from kartludo.app.matches import MatchService
 from kartludo.cli.main import cli
-
-from scenarios import foul_deal, foul_then_void_win
-from serving import bearer
 
 PLAYERS = ["ann", "bob", "cy"]
 PROBLEM = {"type", "title", "status", "detail", "error", "rule"}

@@ -13,12 +13,11 @@ import random
 
 import httpx
 import pytest
+from serving import bearer
 
 from kartludo.app.matches import MatchService
 from kartludo.engine.base import ALL
 from kartludo.engine.registry import get_game
-
-from serving import bearer
 
 GAMES = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
 
@@ -176,10 +175,10 @@ def test_hearing_annotations_are_td_material_while_the_ruled_deal_runs(server, s
     """An annotation may name cards: while the ruled deal runs only a TD token reads
     them (a seat or anonymous read is refused); once it has ended anyone reads them.
     Writing needs a TD token or a seat token of the ruling's match."""
+    from scenarios import foul_then_void_win
+
     from kartludo.app import hearing
     from kartludo.app.tokens import issue
-
-    from scenarios import foul_then_void_win
 
     mid = foul_then_void_win(MatchService(store))
     players = MatchService(store).load(mid).players
@@ -239,8 +238,8 @@ from hypothesis import strategies as st
 from kartludo.app.series import create_series
 from kartludo.cli.context import Env
 from kartludo.cli.main import cli
-from kartludo.events.base import encode, from_builtins, to_builtins
 from kartludo.engine.base import PUBLIC
+from kartludo.events.base import encode, from_builtins, to_builtins
 from kartludo.store.eventstore import GENESIS, chain_hash
 from kartludo.store.transfer import parse_us
 
@@ -400,7 +399,7 @@ class Table:
             self.read_everything(reader, leaks, every_deal, league=boundary or i == self.checks % len(self.readers))
         self.checks += 1
 
-    def read_everything(self, reader: Reader, leaks: "Leaks", every_deal: bool, league: bool) -> None:
+    def read_everything(self, reader: Reader, leaks: Leaks, every_deal: bool, league: bool) -> None:
         mid = self.mid
         events = self.get(reader, f"/matches/{mid}/events").json()
         leaks.hash_chain(events)
@@ -479,7 +478,7 @@ class Table:
                 leaks.no_seed_field("cli replay", st_["state"])
                 leaks.served_hash("cli replay", st_["event"])
 
-    def check_replay(self, reader: Reader, leaks: "Leaks", replay: dict, *, current: bool) -> None:
+    def check_replay(self, reader: Reader, leaks: Leaks, replay: dict, *, current: bool) -> None:
         leaks.check("replay", replay, current=replay if current else None)
         for step_ in replay["steps"]:
             leaks.no_seed_field("replay", step_["state"])

@@ -9,10 +9,9 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
+from serving import bearer, serve_in_thread
 
 from kartludo.service.limits import Limits, guarded_protocol, json_depth
-
-from serving import bearer, serve_in_thread
 
 FAST = Limits(header_timeout=0.5, body_timeout=0.5, max_header_bytes=2048, keep_alive_timeout=5)
 

@@ -7,12 +7,11 @@ import threading
 import time
 
 import httpx
+from serving import bearer
 
 from kartludo.app.matches import MatchService, refold_all, stream_of
 from kartludo.events.base import to_builtins
 from kartludo.store import EventStore
-
-from serving import bearer
 
 PLAYERS = ["ann", "bob", "cy"]
 

@@ -10,12 +10,10 @@ import time
 
 import httpx
 import pytest
+from serving import bearer, serve_in_thread
 
 from kartludo.app.matches import MatchService
 from kartludo.app.tokens import hash_token, revoke
-from kartludo.store import EventStore
-
-from serving import bearer, serve_in_thread
 
 PLAYERS = ["ann", "bob", "cy"]
 BODY = {"game": "uxinjo", "players": PLAYERS, "seed": 11, "command_id": "live-1"}

@@ -9,19 +9,18 @@ import time
 
 import httpx
 import pytest
+from serving import bearer
 
 from kartludo.app.errors import AppError
 from kartludo.app.matches import MatchService
-from kartludo.events.streams import match_stream as stream_of
+from kartludo.app.presenters import events_json, shown_out
 from kartludo.app.simulate import pick_bots, play_match
 from kartludo.engine.base import ALL, PUBLIC, IllegalCommand
 from kartludo.engine.registry import game_names
 from kartludo.events.base import to_builtins
-from kartludo.app.presenters import events_json, shown_out
+from kartludo.events.streams import match_stream as stream_of
 from kartludo.service.live import MatchFeed
 from kartludo.store import EventStore
-
-from serving import bearer
 
 PLAYERS = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
 

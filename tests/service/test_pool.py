@@ -6,7 +6,6 @@ import threading
 import time
 
 import httpx
-
 from serving import bearer
 
 

@@ -17,11 +17,9 @@ import uuid
 import httpx
 import msgspec
 import pytest
+from serving import bearer, serve_in_thread
 
 from kartludo.app.matches import MatchService
-from kartludo.engine.registry import get_game
-
-from serving import bearer, serve_in_thread
 
 REQUIRE_PG = __import__("os").environ.get("KARTLUDO_REQUIRE_PG") == "1"
 
@@ -35,7 +33,8 @@ def _unavailable(reason: str) -> None:
 @pytest.fixture(scope="session")
 def replica_cluster():
     """The project's own primary and streaming hot standby for this test session."""
-    from replica_cluster import missing_tools, replica_cluster as make
+    from replica_cluster import missing_tools
+    from replica_cluster import replica_cluster as make
 
     problem = missing_tools()
     if problem:
@@ -327,10 +326,11 @@ def _until_replica_serves(router, read, tries: int = 200):
 def test_league_and_audit_reads_are_served_by_the_standby(served, replica, primary_store, td):
     """Standings, the match list, a series and the audit trail come from the standby once
     it has replayed the catch-up; an idle league's reads write nothing on the primary."""
-    from kartludo.app.series import create_series
-    from kartludo.app.simulate import play_match, pick_bots
-    from kartludo.projections import queries
     from scenarios import foul_deal
+
+    from kartludo.app.series import create_series
+    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.projections import queries
 
     url, services = served
     primary, _, cluster = replica
@@ -415,8 +415,9 @@ def test_a_ruling_appealed_then_read_at_once_is_seen(served, replica, primary_st
 
 @pytest.mark.postgres
 def test_league_reads_survive_a_standby_that_stops(served, replica, primary_store, td):
-    from kartludo.app.series import create_series
     from scenarios import foul_deal
+
+    from kartludo.app.series import create_series
 
     url, services = served
     cluster = replica[2]
@@ -454,12 +455,12 @@ def test_cli_league_and_audit_reads_from_the_standby(replica, primary_store, mon
     print what they print on the primary, served by the standby once it has replayed;
     with replay paused they still show a write just made (the primary answers)."""
     from click.testing import CliRunner
-
-    from kartludo.cli.main import cli
-    from kartludo.app.series import create_series
-    from kartludo.app.simulate import play_match, pick_bots
-    from kartludo.store import replicas
     from scenarios import foul_deal
+
+    from kartludo.app.series import create_series
+    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.cli.main import cli
+    from kartludo.store import replicas
 
     primary, standby, cluster = replica
     routers: list = []

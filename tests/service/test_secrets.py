@@ -10,6 +10,7 @@ import random
 import msgspec
 import pytest
 from click.testing import CliRunner
+from serving import bearer
 
 from kartludo.app.fairness import commitment
 from kartludo.app.matches import MatchService, stream_of
@@ -18,8 +19,6 @@ from kartludo.events.base import encode, from_builtins
 from kartludo.events.uxinjo import Discarded, Drew
 from kartludo.store.eventstore import GENESIS, chain_hash
 from kartludo.store.transfer import parse_us
-
-from serving import bearer
 
 PLAYERS = ["ann", "bob", "cy"]
 SEED = 4_817_202_611_930_577

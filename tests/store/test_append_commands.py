@@ -9,12 +9,11 @@ import uuid
 from urllib.parse import quote
 
 import pytest
+from sample_events import Moved, Noted
 
 from kartludo.store import ConcurrencyConflict, EventStore
 from kartludo.store.database import create_engine, upgrade
 from kartludo.store.integrity import verify
-
-from sample_events import Moved, Noted
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from sample_events import Noted
 
 from kartludo.store import chain
 from kartludo.store.integrity import verify
 from kartludo.store.keys import key_path, new_key
-
-from sample_events import Noted
 
 
 def notes(*ns: int) -> list[Noted]:

@@ -11,13 +11,12 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
+import workers
+from sample_events import Noted
 
 from kartludo.store import EventStore, ImportRefused
 from kartludo.store.integrity import verify
 from kartludo.store.transfer import export_events, import_events
-
-from sample_events import Noted
-import workers
 
 fork = multiprocessing.get_context("fork")
 

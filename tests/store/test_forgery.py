@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from league import League, stream_of
 
 from kartludo.app.tokens import TokenIndex
 from kartludo.store import EventStore, ImportRefused
@@ -19,10 +20,15 @@ from kartludo.store.database import create_engine, upgrade
 from kartludo.store.eventstore import GENESIS, chain_hash
 from kartludo.store.integrity import verify
 from kartludo.store.keys import new_key
-from kartludo.store.transfer import ExportSeal, _SealLine, export_events, export_link, export_message, import_events, \
-    parse_us
-
-from league import League, stream_of
+from kartludo.store.transfer import (
+    ExportSeal,
+    _SealLine,
+    export_events,
+    export_link,
+    export_message,
+    import_events,
+    parse_us,
+)
 
 
 @pytest.fixture(scope="module")

@@ -9,15 +9,14 @@ import time
 import msgspec
 import pytest
 import sqlalchemy as sa
+import workers
+from sample_events import Moved, Noted
 
 from kartludo.events.base import UnknownEventType, encode
 from kartludo.store import ConcurrencyConflict, EventStore, ImportRefused
 from kartludo.store.database import SCHEMA_REVISION, create_engine, current_revision
 from kartludo.store.integrity import verify
 from kartludo.store.transfer import export_events, import_events
-
-from sample_events import Moved, Noted
-import workers
 
 fork = multiprocessing.get_context("fork")
 

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote
 
 import msgspec
 import pytest
 import sqlalchemy as sa
+from league import League, root_conftest, stream_of
 
 from kartludo.store import chain
 from kartludo.store.database import create_engine, upgrade
 from kartludo.store.eventstore import GENESIS, EventStore, chain_hash
 from kartludo.store.integrity import verify
 from kartludo.store.keys import new_key
-
-from league import League, root_conftest, stream_of
 
 TABLES = ("events", "commands", "chain", "seals")
 EVENT_COLUMNS = ("position", "stream_id", "version", "type", "schema_version", "payload", "recorded_at_us", "actor",

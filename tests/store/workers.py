@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from kartludo.store import ConcurrencyConflict, EventStore
-
 from sample_events import Noted
+
+from kartludo.store import ConcurrencyConflict, EventStore
 
 
 def append_with_retries(url: str, stream: str, writer: int, count: int, barrier, queue) -> None:

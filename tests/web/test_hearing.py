@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from scenarios import foul_then_void_win
 
 from kartludo.app.audit import appeal
-from kartludo.projections.queries import resolve_ruling
 from kartludo.app.matches import MatchService
-
-from scenarios import foul_then_void_win
+from kartludo.projections.queries import resolve_ruling
 
 RULING = "uxinjo-d1-Or"
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from kartludo.engine.base import ALL, PUBLIC, Bot, Command, Game, StartDeal, Viewer, seeded_deck
 from kartludo.events.base import Event
@@ -52,7 +53,7 @@ class Step:
     after, the events, and every viewer's view of the state after (``ALL``,
     ``PUBLIC`` and each seat)."""
 
-    spec: "GameSpec"
+    spec: GameSpec
     played: Played
     before: Any
     events: list[Event]
@@ -126,7 +127,7 @@ class GameSpec:
     #: the fixed-seed match every contract check runs over
     reference: BotMatch
     #: what the reference match must show beyond the generic checks
-    check_reference: Callable[[Played, "Coverage"], None]
+    check_reference: Callable[[Played, Coverage], None]
     deterministic: BotMatch
     #: whole matches that must end, and how many of them at least
     finishing: list[BotMatch]

@@ -8,7 +8,7 @@ commands reaches the file (the generator checks that the replay gives the same e
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from scripted import ScriptedTable
 
@@ -123,7 +123,7 @@ def svoi_kozyri_two_players_ladder() -> ScriptedTable:
     """Two players beat up the ladder with their own trumps: deal 1 is drawn on a
     last-card beat, deal 2 lost (test_two_players_deal_sixes_and_a_one_card_draw)."""
     from svoi_kozyri_helpers import Table
-    from test_svoi_kozyri_golden import BOB, LADDER_ANN, LADDER_BOB, ANN, play_ladder
+    from test_svoi_kozyri_golden import ANN, BOB, LADDER_ANN, LADDER_BOB, play_ladder
 
     t = Table(2, dealer=BOB, trumps=["S", "H"], deals=3)
     t.deal({ANN: LADDER_ANN, BOB: LADDER_BOB})

@@ -73,7 +73,7 @@ def bench_kartludo(url: str, batches) -> tuple[float, float, int]:
     t_append = time.perf_counter() - t0
     t0 = time.perf_counter()
     n = 0
-    for rec in store.iter_all(0, 5000):
+    for _rec in store.iter_all(0, 5000):
         n += 1
     t_read = time.perf_counter() - t0
     store.close()
@@ -190,7 +190,7 @@ def main() -> None:
     total = args.streams * args.per_stream
     print(f"{total:,} events, {args.streams:,} streams x {args.per_stream}, {args.batch} per append")
     ks, rs = [], []
-    for i in range(args.rounds):  # alternate, so machine noise hits both alike; keep the best of each
+    for _ in range(args.rounds):  # alternate, so machine noise hits both alike; keep the best of each
         with tempfile.TemporaryDirectory() as tmp:
             k_path, r_path = os.path.join(tmp, "k.db"), os.path.join(tmp, "r.db")
             upgrade(create_engine(f"sqlite:///{r_path}"))

@@ -84,7 +84,7 @@ def register_union(*types: type[Event]) -> msgspec.msgpack.Decoder:
 def _union(types: tuple[type[Event], ...]) -> Any:
     from typing import Union
 
-    return Union[types]
+    return Union[types]  # noqa: UP007 (a union of a runtime tuple of types: `X | Y` cannot spell it)
 
 
 def upcaster(tag: str, from_version: int) -> Callable[[Upcaster], Upcaster]:

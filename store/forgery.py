@@ -68,7 +68,7 @@ class Screen:
         self.series_starts: dict[str, int] = {}
 
     def line(self, number: int, row: tuple[Any, ...], new: bool) -> None:
-        sid, version, tag = row[0], row[1], row[2]
+        sid, tag = row[0], row[2]
         if tag in TOKEN_TYPES and not self.with_tokens:
             raise ImportRefused(
                 f"line {number}: {tag} on {sid} is a credential: import it only from a signed export, "

@@ -125,7 +125,10 @@ class HeuristicBot(Bot[Any]):
         trick = [t["card"] for t in v["trick"]]
         nullo = v["contract"] == "nullo"
         trump = v["trump"]
-        low = lambda c: (value(c), c)
+
+        def low(c: str) -> tuple[int, str]:
+            return value(c), c
+
         if not trick:
             if nullo:
                 return min(cards, key=low)

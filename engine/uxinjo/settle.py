@@ -134,9 +134,9 @@ def _levu_requests(s: UxState, winner: int) -> list[tuple[int, int, int, str]]:
     if len(s.levu) >= SEATS:  # all three declared: every levu is void
         return []
     out: list[tuple[int, int, int, str]] = []
-    for l in s.levu:
-        if l != winner:
-            out.extend((l, (l + k) % SEATS, 1, "levu") for k in (1, 2))
+    for seat in s.levu:
+        if seat != winner:
+            out.extend((seat, (seat + k) % SEATS, 1, "levu") for k in (1, 2))
     return out
 
 

@@ -210,11 +210,11 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
                 wake = sv.live.changed
                 room = await anyio.to_thread.run_sync(lambda: hearing.room_of(store, record.id))
                 try:  # the room read once a tick: who may follow, and whether the frame changed
-                    await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link, room))
+                    await anyio.to_thread.run_sync(_reader, request, record.id, link, room)
                 except PermissionDeniedException:
                     yield ServerSentEventMessage(event="closed", data="{}")
                     return
-                now = await anyio.to_thread.run_sync(lambda: hearing.signature(store, room))
+                now = await anyio.to_thread.run_sync(hearing.signature, store, room)
                 if now != shown:
                     shown = now
                     out = await anyio.to_thread.run_sync(lambda: hearing.frame(store, record))

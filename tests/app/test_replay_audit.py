@@ -123,7 +123,10 @@ def test_replay_of_an_imported_match(k, store, fouled, tmp_path):
     here = k("replay", fouled, "--deal", "2")
     there = runner.invoke(cli, ["--db", other, "replay", fouled, "--deal", "2"])
     assert there.exit_code == 0
-    strip = lambda text: [line.split(" · #")[0] for line in text.splitlines()]  # positions differ
+
+    def strip(text: str) -> list[str]:
+        return [line.split(" · #")[0] for line in text.splitlines()]  # positions differ
+
     assert strip(there.output) == strip(here)
 
 

@@ -24,11 +24,11 @@ def test_concurrent_reissues_leave_exactly_one_live_token_per_seat(store, db_url
             barrier = threading.Barrier(len(writers))
             handed: list[list[str]] = []
 
-            def reissue(w: EventStore) -> None:
+            def reissue(w: EventStore, barrier: threading.Barrier, handed: list[list[str]], mid: str) -> None:
                 barrier.wait()
                 handed.append(reissue_seat_tokens(w, mid, ["ann", "bob", "cy"], reason="retried"))
 
-            threads = [threading.Thread(target=reissue, args=(w,)) for w in writers]
+            threads = [threading.Thread(target=reissue, args=(w, barrier, handed, mid)) for w in writers]
             for t in threads:
                 t.start()
             for t in threads:

@@ -57,7 +57,7 @@ class Checker:
         if cards is not None:
             assert cards == self.full_deck, "every card of the deck is somewhere, once"
         views = {viewer: game.view(state, viewer) for viewer in viewers(played.n)}
-        for viewer, view in views.items():
+        for view in views.values():
             json.dumps(view)
         assert views[PUBLIC]["hands"] == {}
         totals = views[ALL]["totals"]

@@ -16,7 +16,7 @@ def test_random_bots_finish_every_deal():
     """Every deal ends, one loser or a draw (the rules set no limit on a deal's length)."""
     for n in (2, 3, 4):
         for seed in range(2):
-            run = BotMatch(n, lambda: [RandomBot()] * n, seeds=[seed], deals=1, per_deal=RANDOM_DEAL_BOUND)
+            run = BotMatch(n, lambda n=n: [RandomBot()] * n, seeds=[seed], deals=1, per_deal=RANDOM_DEAL_BOUND)
             played = play_bots(SPEC, run, seed)
             assert len(played.lengths) == 1 and played.state.completed == 1
             ended = [e for e in played.events if isinstance(e, DealEnded)]

@@ -28,14 +28,14 @@ def test_concurrent_retries_of_one_creation_leave_one_live_token_per_seat(server
         answers: list[httpx.Response] = []
         lock = threading.Lock()
 
-        def create() -> None:
+        def create(barrier: threading.Barrier, lock: threading.Lock, answers: list[httpx.Response]) -> None:
             with httpx.Client(base_url=server, timeout=30) as c:
                 barrier.wait()
                 r = c.post("/matches", json=body, headers=bearer(td_token))
                 with lock:
                     answers.append(r)
 
-        threads = [threading.Thread(target=create) for _ in range(8)]
+        threads = [threading.Thread(target=create, args=(barrier, lock, answers)) for _ in range(8)]
         for t in threads:
             t.start()
         for t in threads:

@@ -9,23 +9,33 @@ copy and never held it, and it has never been shown publicly (the no-token view)
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import re
 
 import httpx
 import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import strategies as st
 from serving import bearer
 
 from kartludo.app.matches import MatchService
-from kartludo.engine.base import ALL
+from kartludo.app.series import create_series
+from kartludo.cli.context import Env
+from kartludo.cli.main import cli
+from kartludo.engine.base import ALL, PUBLIC
 from kartludo.engine.registry import get_game
+from kartludo.events.base import encode, from_builtins, to_builtins
+from kartludo.store.eventstore import GENESIS, chain_hash
+from kartludo.store.transfer import parse_us
 
 GAMES = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
 
 
 def words_in(text: str, deck: set[str]) -> set[str]:
     """Card codes named in a sentence (a replay step's description)."""
-    import re
-
     return {w for w in re.split(r"[\s,;:()\[\]]+", text) if w in deck}
 
 
@@ -226,22 +236,6 @@ def test_hearing_annotations_are_td_material_while_the_ruled_deal_runs(server, s
 #   recomputable from what this reader was served).
 #
 # The secrets are computed from the TD's knowledge: the match folded by the library.
-
-import json
-import os
-import re
-
-from click.testing import CliRunner
-from hypothesis import HealthCheck, Phase, given, note, settings
-from hypothesis import strategies as st
-
-from kartludo.app.series import create_series
-from kartludo.cli.context import Env
-from kartludo.cli.main import cli
-from kartludo.engine.base import PUBLIC
-from kartludo.events.base import encode, from_builtins, to_builtins
-from kartludo.store.eventstore import GENESIS, chain_hash
-from kartludo.store.transfer import parse_us
 
 #: players per game (Svoi Kozyri: two in the quick run, its deals are long; three in the long one)
 SEATS = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 2}

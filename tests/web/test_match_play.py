@@ -183,7 +183,7 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
             assert any(r.type == "laugavatnsmanni.exchange" and sorted(r.event.discards) == sorted(play.exchanged)
                        for r in records)
         # every seat's page follows into deal 2 by itself
-        for p, pg in pages.items():
+        for pg in pages.values():
             pg.wait_for_function("document.getElementById('status').textContent.startsWith('Deal 2')")
             assert pg.eval_on_selector_all(CONTROLS, "es => es.length") <= MAX_CONTROLS
         pages[players[0]].screenshot(path=shots / f"{game_name}-deal-2-phone.png")

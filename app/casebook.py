@@ -231,10 +231,10 @@ def _rules_html(page: str) -> str:
 
 def write(store: EventStore, out: Path, fmt: str = "html", *, rulings: list[AuditRecord],
           game: str | None = None) -> tuple[list[Path], list[Skipped]]:
-    """Write the casebook of ``rulings`` (``projections.queries.list_rulings``) into ``out``: ``index.EXT``, ``cases/…`` (one page per ruling;
-    Markdown pages get their diagram as an ``.svg`` beside them), ``rules/…`` (the
-    rules pages the cases link to). Returns the case pages written and the rulings
-    left out."""
+    """Write the casebook of ``rulings`` (``projections.queries.list_rulings``) into
+    ``out``: ``index.EXT``, ``cases/…`` (one page per ruling; Markdown pages get their
+    diagram as an ``.svg`` beside them), ``rules/…`` (the rules pages the cases link
+    to). Returns the case pages written and the rulings left out."""
     from kartludo.app import rulebook
 
     if fmt not in FORMATS:

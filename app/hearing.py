@@ -49,7 +49,8 @@ def _deal_ended(store: EventStore, record: AuditRecord) -> bool:
     return deal_has_ended(store, record)
 
 
-def annotate(store: EventStore, record: AuditRecord, by: str, position: int, text: str, *, td: bool = False) -> Annotation:
+def annotate(store: EventStore, record: AuditRecord, by: str, position: int, text: str, *,
+             td: bool = False) -> Annotation:
     """``by`` comments on the event at global ``position`` of the ruled deal. ``td``:
     the caller holds a TD token; otherwise ``by`` must be a player of the match or the
     label of a live TD token."""
@@ -185,7 +186,8 @@ def _link_hash(link: str) -> str:
     return hashlib.sha256(link.encode()).hexdigest()
 
 
-def open_room(store: EventStore, record: AuditRecord, by: str, expires_in: int | None = None) -> tuple[AuditRecord, str]:
+def open_room(store: EventStore, record: AuditRecord, by: str,
+              expires_in: int | None = None) -> tuple[AuditRecord, str]:
     """The TD ``by`` opens the room (a new link each time; an older link stops working).
     Only once the ruled deal has ended: a follower sees every hand. ``expires_in``
     (seconds): the link also stops working by itself then. Returns the link."""

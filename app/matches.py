@@ -168,8 +168,8 @@ class MatchService:
         info = load_series(self.store, series)
         seats = check_can_add(info, game.name, list(players) if players else None, self.store.clock())
         game.check_setup(seats, resolved)
-        created = MatchCreated(game=game.name, ruleset=game.ruleset, players=seats, seed=seed, lot=lot, options=resolved,
-                               series=series)
+        created = MatchCreated(game=game.name, ruleset=game.ruleset, players=seats, seed=seed, lot=lot,
+                               options=resolved, series=series)
         added = SeriesMatchAdded(match_id=match_id, players=seats)
         # one transaction: the series' version orders its matches (and so the seat rotation)
         extra = also(match_id, seats) if also is not None else []

@@ -3,8 +3,9 @@
 TD tokens and revocations live in the stream ``tokens``; a match's seat tokens in
 ``tokens-<match>``, written in the same transaction as the match (so creating
 matches never contends on one stream), and so do the revocations of a re-issue.
-Only the SHA-256 hash of a token is stored; the secret is shown once when issued. A ``TokenIndex`` keeps the live tokens in
-memory and follows the global order for token events (one indexed query per lookup).
+Only the SHA-256 hash of a token is stored; the secret is shown once when issued. A
+``TokenIndex`` keeps the live tokens in memory and follows the global order for token
+events (one indexed query per lookup).
 """
 
 from __future__ import annotations

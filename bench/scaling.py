@@ -224,7 +224,8 @@ def bench_clients(backend: str, dbs: Databases, trees: Trees, clients: list[int]
         for n in clients:
             line = f"{backend:10} {kind:8} {n:3} clients  this {rates[('this', n)]:9,.0f} {unit}"
             if ("baseline", n) in rates:
-                line += f"  baseline {rates[('baseline', n)]:9,.0f}  ratio {rates[('this', n)] / rates[('baseline', n)]:5.2f}"
+                this, base = rates[("this", n)], rates[("baseline", n)]
+                line += f"  baseline {base:9,.0f}  ratio {this / base:5.2f}"
             print(line, flush=True)
         if 16 in clients and 64 in clients:
             line = f"{backend:10} {kind:8} 64 / 16 clients  this {rates[('this', 64)] / rates[('this', 16)]:5.2f}"

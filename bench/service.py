@@ -201,7 +201,8 @@ def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
                     td = {"Authorization": f"Bearer {secret}"}
                     t0 = time.perf_counter()
                     deadline = t0 + args.seconds
-                    await asyncio.gather(*(http_client(i, http, td, deadline, stats, args) for i in range(args.clients)))
+                    await asyncio.gather(*(http_client(i, http, td, deadline, stats, args)
+                                           for i in range(args.clients)))
                     return time.perf_counter() - t0
 
             elapsed = asyncio.run(run())

@@ -154,8 +154,9 @@ def report(backend, total, k, r):
     ka, kr, kn = k
     ra, rr, rn = r
     assert kn == rn == total, (kn, rn, total)
-    print(f"{backend:10} append  kartludo {total / ka:10,.0f} ev/s   raw {total / ra:10,.0f} ev/s   ratio {ra / ka:5.2f}")
-    print(f"{backend:10} read    kartludo {total / kr:10,.0f} ev/s   raw {total / rr:10,.0f} ev/s   ratio {rr / kr:5.2f}")
+    for what, k_s, r_s in (("append", ka, ra), ("read", kr, rr)):
+        print(f"{backend:10} {what:7} kartludo {total / k_s:10,.0f} ev/s   raw {total / r_s:10,.0f} ev/s"
+              f"   ratio {r_s / k_s:5.2f}")
 
 
 def pg_database(base_url: str, name: str):

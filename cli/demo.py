@@ -71,7 +71,8 @@ def demo(env: Env, matches: int, seed: int, fresh: bool) -> None:
     click.echo("")
     click.echo("next (each runs as printed):")
     for line in [f"{k} standings --game svoi-kozyri", f"{k} audit list",
-                 f"{k} audit show {ruled[:6]}/{ruled.split('/', 1)[1]}", f"{k} replay {summary.match_ids[0][:6]} --deal 1",
+                 f"{k} audit show {ruled[:6]}/{ruled.split('/', 1)[1]}",
+                 f"{k} replay {summary.match_ids[0][:6]} --deal 1",
                  f"{k} match list --status finished", f"{k} verify"]:
         click.echo(f"  {line}")
     click.echo(f"in a browser: {k} serve, then http://127.0.0.1:8000/ui/replay/{summary.match_ids[0]}?deal=1")

@@ -91,7 +91,8 @@ def deal(env: Env, match_id: str, deck: str | None, actor: str, command_id: str 
     """Start the next deal of MATCH.
 
     Nothing is dealt automatically unless the match was created with --auto-deal
-    (the default over HTTP), so a physical deal can always be entered with --deck. Every deal commits to its deck (see `match check`).
+    (the default over HTTP), so a physical deal can always be entered with --deck.
+    Every deal commits to its deck (see `match check`).
 
     \b
     Example:

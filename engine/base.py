@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL", "PUBLIC", "Viewer", "IllegalCommand", "BadCommand", "Command", "StartDeal", "Option", "Decision",
-    "Result", "DealRules", "GameState", "Game", "PenaltyChanges", "Bot", "ranks_from_scores", "check_deck", "check_deal",
-    "deal_command", "seeded_deck", "decide_with", "accepted", "fold", "parse_options", "put", "remove",
+    "Result", "DealRules", "GameState", "Game", "PenaltyChanges", "Bot", "ranks_from_scores", "check_deck",
+    "check_deal", "deal_command", "seeded_deck", "decide_with", "accepted", "fold", "parse_options", "put", "remove",
     "WAITING_DEAL", "FINISHED",
 ]
 
@@ -82,8 +82,9 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
     ``scores`` is the game's own total per player (Uxinjo MP, Hakamo points,
     Laugavatnsmanni points, Svoi Kozyri losses); ``ranks`` 1 = best, ties share.
     ``match_points``: a game scoring match points (Uxinjo) gives them, and a series
-    totals them (a game without them scores placement points there). ``fouls``: the penalty rulings standing against each player
-    (each costs ``Game.foul_series_mp`` in a series).
+    totals them (a game without them scores placement points there). ``fouls``: the
+    penalty rulings standing against each player (each costs ``Game.foul_series_mp``
+    in a series).
     """
 
     scores: dict[str, int]

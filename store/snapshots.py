@@ -48,7 +48,8 @@ def save(store: EventStore, stream_id: str, code: str, version: int, event_hash:
                     conn.execute(sa.insert(snapshots).values(stream_id=stream_id, code=code, version=version,
                                                              event_hash=event_hash, state=state))
                     kept = _kept(stream_id, code)
-                    conn.execute(sa.delete(snapshots).where(mine, snapshots.c.version.not_in(sa.select(kept.c.version))))
+                    stale = snapshots.c.version.not_in(sa.select(kept.c.version))
+                    conn.execute(sa.delete(snapshots).where(mine, stale))
             return True
         except sa.exc.DBAPIError:
             if attempt or not rebuild_table(store):

@@ -28,8 +28,8 @@ def test_fresh_venv_install_has_only_the_kartludo_package(tmp_path):
     subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
     site = Path(subprocess.check_output([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                         text=True).strip())
-    ours = {p.name for p in site.iterdir()} - {"pip", "setuptools", "pkg_resources", "_distutils_hack", "distutils-precedence.pth",
-                                               "__pycache__"}
+    ours = {p.name for p in site.iterdir()} - {"pip", "setuptools", "pkg_resources", "_distutils_hack",
+                                               "distutils-precedence.pth", "__pycache__"}
     ours = {n for n in ours if not n.startswith(("pip-", "setuptools-"))}
     assert ours == {"kartludo", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     assert sorted(p.name for p in (site / "kartludo").iterdir() if p.is_dir() and p.name != "__pycache__") == [
@@ -37,8 +37,8 @@ def test_fresh_venv_install_has_only_the_kartludo_package(tmp_path):
     ]
     # the browser pages' assets travel in the wheel: every file under web/static
     static = ROOT / "web" / "static"
-    shipped = {p.relative_to(site / "kartludo" / "web" / "static") for p in (site / "kartludo" / "web" / "static").rglob("*")
-               if p.is_file()}
+    installed = site / "kartludo" / "web" / "static"
+    shipped = {p.relative_to(installed) for p in installed.rglob("*") if p.is_file()}
     assert shipped == {p.relative_to(static) for p in static.rglob("*") if p.is_file()}
     # and so do the rules pages the web serves (docs/rules/*.md, as kartludo/web/rules)
     pages = {p.name for p in (site / "kartludo" / "web" / "rules").glob("*.md")}
@@ -48,7 +48,8 @@ def test_fresh_venv_install_has_only_the_kartludo_package(tmp_path):
     env = dict(os.environ, PYTHONPATH=deps)
     out = subprocess.check_output(
         [py, "-c", "import kartludo.store, kartludo.cli.main as m; print(kartludo.store.__file__)\n"
-                   "from kartludo.app import rulebook; print(rulebook.pages_dir()); print(rulebook.link('uxinjo §2.2 A'))"],
+                   "from kartludo.app import rulebook; print(rulebook.pages_dir());"
+                   " print(rulebook.link('uxinjo §2.2 A'))"],
         env=env, text=True, cwd=tmp_path,
     )
     store_file, pages_dir, link = out.strip().splitlines()

@@ -150,7 +150,7 @@ def _printable_path(request: Request) -> None:
         raise NotFoundException("no such static file (its path holds a control character)")
 
 
-ROUTES = [root, match_list_page, replay_page, table_page, td_page, audit_list_page, ruling_page, standings_page, series_page,
-          cards_page, rules_index_page, rules_page,
+ROUTES = [root, match_list_page, replay_page, table_page, td_page, audit_list_page, ruling_page, standings_page,
+          series_page, cards_page, rules_index_page, rules_page,
           create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False,
                                      before_request=_printable_path)]

@@ -12,5 +12,6 @@ from kartludo.engine.hakamo.state import HkState
 
 def caution(state: HkState, command: Command) -> tuple[str, str] | None:
     if isinstance(command, Resign):
-        return ("Resigning ends the deal now, without tricks: you score minus half your bid (rounded up). Resign?", R_NO_KUNULO)
+        return ("Resigning ends the deal now, without tricks: you score minus half your bid (rounded up). Resign?",
+                R_NO_KUNULO)
     return None

@@ -119,7 +119,9 @@ class Play(Command, frozen=True, kw_only=True, tag="play"):
     card: str
 
 
-COMMAND_TYPES: tuple[type[Command], ...] = (StartDeal, Bid, Pass, Keep, Exchange, Lay, Solo, Recruit, Resign, Declare, Play)
+COMMAND_TYPES: tuple[type[Command], ...] = (
+    StartDeal, Bid, Pass, Keep, Exchange, Lay, Solo, Recruit, Resign, Declare, Play,
+)
 
 
 _PHASE_VERBS: dict[Phase, tuple[tuple[type, ...], str, str]] = {
@@ -165,7 +167,8 @@ def check(state: HkState, cmd: Command) -> list[Event]:
         if phase is Phase.AUCTION and state.passed[seat] or phase is Phase.SHARES and state.share_passed[seat]:
             if seat == state.deklaristo:
                 raise IllegalCommand("the Deklaristo does not bid for Kunulo", R_SHARE_TURN)
-            raise IllegalCommand("you passed, and a pass is final", R_PASS_FINAL if phase is Phase.AUCTION else R_SHARE_TURN)
+            raise IllegalCommand("you passed, and a pass is final",
+                                 R_PASS_FINAL if phase is Phase.AUCTION else R_SHARE_TURN)
         whose = who(state, acting[0]) if acting else "nobody"
         raise IllegalCommand(f"it is {whose}'s turn ({_WHAT[phase]}), not {who(state, seat)}'s", rule)
     if not isinstance(cmd, allowed):
@@ -205,7 +208,8 @@ def _check_lay(state: HkState, cmd: Lay) -> list[Event]:
             raise IllegalCommand(f"you hold {have} {card}", R_LAY)
     if cmd.upper == CENTRO and cmd.upper_up or cmd.lower == CENTRO and cmd.lower_up:
         raise IllegalCommand("C may only be laid face down", R_LAY_C)
-    return [ev.KasxetojLaid(seat=cmd.seat, upper=cmd.upper, upper_up=cmd.upper_up, lower=cmd.lower, lower_up=cmd.lower_up)]
+    return [ev.KasxetojLaid(seat=cmd.seat, upper=cmd.upper, upper_up=cmd.upper_up, lower=cmd.lower,
+                            lower_up=cmd.lower_up)]
 
 
 def _check_kunulo(state: HkState, cmd: Command) -> list[Event]:

@@ -148,7 +148,8 @@ def _score(s: HkState) -> ev.DealScored:
             rulings=[RULING_RESIGN],
         )
     rows = [
-        ev.Count(seat=o, cards=len(s.taken[o]), vs=sum(1 for c in s.taken[o] if c[1:] == "V"), count=hc.count(s.taken[o]))
+        ev.Count(seat=o, cards=len(s.taken[o]), vs=sum(1 for c in s.taken[o] if c[1:] == "V"),
+                 count=hc.count(s.taken[o]))
         for o in range(SEATS)
     ]
     top = max(r.count for r in rows)
@@ -181,7 +182,8 @@ def _score(s: HkState) -> ev.DealScored:
     sign = 1 if won else -1
     sg = "+" if won else "-"
     awards = [
-        ev.Award(seat=d, role="deklaristo", points=sign * (B - S), formula=f"{sg}(B - S) = {sg}({B} - {S}) = {sg}{B - S}")
+        ev.Award(seat=d, role="deklaristo", points=sign * (B - S),
+                 formula=f"{sg}(B - S) = {sg}({B} - {S}) = {sg}{B - S}")
     ]
     if k >= 0:
         awards.append(ev.Award(seat=k, role="kunulo", points=sign * S, formula=f"{sg}S = {sg}{S}"))

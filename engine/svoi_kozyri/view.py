@@ -127,7 +127,8 @@ def describe(before: SkState, event: Event, viewer: Viewer) -> str:
         who = label(before, event.last)
         top = event.top or "an empty pile"
         if event.outcome == "draw":
-            return f"deal {event.deal} drawn: {who}'s last card {event.hand[0]} beats {top}; {label(before, event.next_dealer)} deals again"
+            return (f"deal {event.deal} drawn: {who}'s last card {event.hand[0]} beats {top}; "
+                    f"{label(before, event.next_dealer)} deals again")
         if len(event.hand) == 1:
             reason = f"last card {event.hand[0]} does not beat {top}"
         else:

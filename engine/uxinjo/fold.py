@@ -238,7 +238,8 @@ def _decided(s: UxState, e: RulingDecided) -> UxState:
     return s
 
 
-def recompute(ledger: Sequence[LedgerRow], overturned: frozenset[str]) -> tuple[tuple[int, int, int], tuple[tuple[str, ...], ...]]:
+def recompute(ledger: Sequence[LedgerRow],
+              overturned: frozenset[str]) -> tuple[tuple[int, int, int], tuple[tuple[str, ...], ...]]:
     """Replay the ledger: transfers in order with finito capping, each voided by its
     payee's active penalties, each winner's munt lifting its oldest penalty."""
     markers: tuple[int, int, int] = (0, 0, 0)

@@ -93,7 +93,8 @@ def face(card: str, revealed: str | None) -> str | None:
 
 
 @lru_cache(maxsize=1 << 16)
-def _triple_options(cards: tuple[str, ...], revealed: str | None) -> tuple[tuple[tuple[str, ...], tuple[str, ...], bool], ...]:
+def _triple_options(cards: tuple[str, ...],
+                    revealed: str | None) -> tuple[tuple[tuple[str, ...], tuple[str, ...], bool], ...]:
     """Ways three cards form a combination: (labels and faces in the combination's
     order, is trio). Cached: six-card hands share their triples (bots and rollouts
     score thousands of hands)."""

@@ -212,7 +212,8 @@ def decisions(event: Event) -> list[Decision]:
         for seat in event.void_claims:
             out.append(Decision(
                 key=f"uxinjo-d{d}-{label(seat)}-void-claim", seat=seat, rule=RULING_VOID_CLAIM,
-                facts={"claim_on": event.card, "discarder": label(event.discarder if event.discarder is not None else -1),
+                facts={"claim_on": event.card,
+                       "discarder": label(event.discarder if event.discarder is not None else -1),
                        "valid_claim_by": label(event.winner), "points_needed": event.needed},
                 effect={"claim": "void", "foul": False, "penalties": "unchanged"},
             ))

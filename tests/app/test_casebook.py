@@ -107,7 +107,8 @@ def test_replay_diagram_holds_the_cards_of_step_k(k, store, two_matches, tmp_pat
         out = tmp_path / f"d{step}.svg"
         k("replay", m, "--deal", "2", "--to", str(step), "--diagram", "svg", "-o", str(out))
         cards = _checked_cards(out.read_text())
-        assert {z.removeprefix("hand:"): c for z, c in cards.items() if z.startswith("hand:")} == shown["state"]["hands"]
+        hands = {z.removeprefix("hand:"): c for z, c in cards.items() if z.startswith("hand:")}
+        assert hands == shown["state"]["hands"]
     seat = tmp_path / "bob.svg"
     k("replay", m, "--deal", "2", "--to", "3", "--as", "bob", "--diagram", "svg", "-o", str(seat))
     cards = _checked_cards(seat.read_text())

@@ -91,7 +91,8 @@ def test_seeded_rollouts_repeat_and_resampling_keeps_every_seen_card(k, store, g
     hid = hy.create(store, mid, 1, max(2, len(steps) // 3))
     h = hy.load(store, hid)
     for hidden in ("actual", "resample"):
-        first = json.loads(k("hypo", "rollout", hid, "--n", "12", "--seed", "9", "--hidden", hidden, "--format", "json"))
+        first = json.loads(k("hypo", "rollout", hid, "--n", "12", "--seed", "9", "--hidden", hidden,
+                             "--format", "json"))
         again = ro.result_json(ro.rollout(h, 12, seed=9, hidden=hidden))
         assert first == {**again, "at_version": first["at_version"]}
         assert first["n"] == 12 and sum(o["count"] for o in first["outcomes"]) == 12

@@ -175,8 +175,8 @@ def test_recheck_names_exactly_the_outcomes_resting_on_moves_the_rules_now_refus
     won_line = next(line for line in lines if line.startswith("DIFFERS match won "))
     assert "which today's engine refuses: G9 was taken from the discard pile this turn" in won_line
     assert won_line.endswith("the deal's outcome rests on it: " + by_match["won"].outcomes[0])
-    assert any(line.startswith("DIFFERS match nothing ") and line.endswith("no ruling or settlement has followed it yet")
-               for line in lines)
+    assert any(line.startswith("DIFFERS match nothing ")
+               and line.endswith("no ruling or settlement has followed it yet") for line in lines)
     assert k("audit", "recheck", "legal") == (
         "note: match legal was recorded under uxinjo-1; today's engine is uxinjo-2\n"
         "1 matches rechecked, 0 differences\n")

@@ -56,8 +56,8 @@ def test_a_load_from_a_snapshot_equals_the_full_fold(tmp_path_factory, game, see
         for _ in range(2):  # the first load may write a snapshot, the second starts from it
             snapshots._latest.clear()
             loaded = snapshots.load(store, match_id)
-            assert (loaded.state, loaded.version, loaded.closed, loaded.disputes) == (full.state, full.version, full.closed,
-                                                                                      full.disputes)
+            assert (loaded.state, loaded.version, loaded.closed, loaded.disputes) == (
+                full.state, full.version, full.closed, full.disputes)
         # every snapshot kept decodes to the state the fold had at its version
         with store.engine.connect() as conn:
             rows = conn.execute(sa.text("SELECT version, state FROM snapshots")).all()

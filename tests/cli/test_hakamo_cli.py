@@ -26,8 +26,8 @@ def test_a_hakamo_deal_through_the_cli(k):
     k("act", m, "--as", "ann", "solo")
     assert k("act", m, "--as", "ann", "declare", "or") == "ann (Or) declares ann (Or)\n"
     assert k("legal", m, "--as", "ann") == "play: one of R2 R3 R4 R6 R7 R8 R9 RX\n"
-    assert k("legal", m, "--as", "ann", "--all").split() == ["play", "R2", "play", "R3", "play", "R4", "play", "R6", "play",
-                                                   "R7", "play", "R8", "play", "R9", "play", "RX"]
+    assert k("legal", m, "--as", "ann", "--all").split() == ["play", "R2", "play", "R3", "play", "R4", "play", "R6",
+                                                             "play", "R7", "play", "R8", "play", "R9", "play", "RX"]
     k("act", m, "--as", "ann", "play", "RX")
     k("act", m, "--as", "bob", "play", "G1")
     k("act", m, "--as", "cy", "play", "B2")

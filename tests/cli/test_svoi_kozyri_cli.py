@@ -47,7 +47,8 @@ def test_a_deal_by_hand_and_a_few_commands(k):
         assert key in public, key
     assert public["hands"] == {} and public["pile"] == ["8C", "TC", "7D"] and public["phase"] == "beat"
     assert public["losses"] == public["totals"] == {"ann": 0, "bob": 0, "cy": 0}
-    assert public["to_act"] == ["cy"] and public["pickup"] == {"rule": "5", "count": 3}  # 7D is cy's trump: 5 asked, 3 there
+    # 7D is cy's trump: 5 asked, 3 there
+    assert public["to_act"] == ["cy"] and public["pickup"] == {"rule": "5", "count": 3}
     # ann's view never shows another hand's cards
     mine = k("state", m, "--as", "ann", "--json")
     for card in BOB_HAND:

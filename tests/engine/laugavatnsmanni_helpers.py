@@ -23,7 +23,8 @@ def slots(dealer: int, seat: int) -> list[int]:
     return [i for i in range(48) if (dealer + 1 + i // 4) % 3 == seat]
 
 
-def build_deck(dealer: int, hands: dict[int, list[str]] | None = None, manni: list[str] | None = None) -> tuple[str, ...]:
+def build_deck(dealer: int, hands: dict[int, list[str]] | None = None,
+               manni: list[str] | None = None) -> tuple[str, ...]:
     """A 52-card deck dealing ``hands`` (seat -> up to 16 cards, in dealing order)
     and ``manni`` (top first); the rest is filled with the unused cards in
     canonical order."""

@@ -153,7 +153,8 @@ def test_deal_a_declared_seat_wrong_loses_with_kunulo_share_and_voids_bonus():
     t = Table()
     deal_a(t, (SU, 6), "Su")
     recruit = t.events.index(Recruited(seat=OR))
-    assert t.events[recruit + 1 : recruit + 4] == [ShareBid(seat=SU, share=6), SharePassed(seat=OK), SharePassed(seat=NO)]
+    assert t.events[recruit + 1 : recruit + 4] == [ShareBid(seat=SU, share=6), SharePassed(seat=OK),
+                                                   SharePassed(seat=NO)]
     scored = t.events[-1]
     assert isinstance(scored, DealScored)
     assert (scored.kunulo, scored.share, scored.solo, scored.target) == (SU, 6, False, SU)
@@ -500,7 +501,8 @@ def test_twelve_is_not_hakami_and_bonuses_add_only_to_non_zero_gv():
     assert (scored.hakamistos, scored.gv_case, scored.gv, scored.bonuses_void) == (
         [], "declared-no-hakamisto", 0, {"kept": 2, "matistos": 2})
     scored = scoring_state([twelve, [], [], []], None, kept=True, matistos=(SU, NO))
-    assert (scored.gv_case, scored.gv_base, scored.bonuses, scored.gv) == ("malhakama", 16, {"kept": 2, "matistos": 4}, 22)
+    assert (scored.gv_case, scored.gv_base, scored.bonuses, scored.gv) == (
+        "malhakama", 16, {"kept": 2, "matistos": 4}, 22)
 
 
 @pytest.mark.parametrize("n, bonus", [(1, 2), (2, 4), (3, 8), (4, 16)])

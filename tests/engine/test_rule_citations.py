@@ -56,7 +56,8 @@ def test_citations_resolve_to_the_longest_label():
     assert rulebook.link("svoi-kozyri §Play beat (a higher card)") == "/ui/rules/svoi-kozyri#s-play"
     assert rulebook.link("RULING §4: the declarer leads", "laugavatnsmanni") == "/ui/rules/laugavatnsmanni#s4"
     assert rulebook.link("series deadline: the deal in progress ends first") is None
-    assert unresolved("uxinjo §9.9 (no such section)", "uxinjo") == ["§'9.9 (no such section)' in 'uxinjo §9.9 (no such section)'"]
+    assert unresolved("uxinjo §9.9 (no such section)", "uxinjo") == [
+        "§'9.9 (no such section)' in 'uxinjo §9.9 (no such section)'"]
     assert unresolved("deck", "uxinjo") == ["'deck' cites no section"]
 
 

@@ -329,7 +329,8 @@ def test_a_last_card_beat_that_leaves_two_players_frees_the_next():
     t, _ = last_card_beat_deal()
     before = t.state
     [beat] = t.act(ANN, "play", "TS")
-    assert G.describe(before, beat, PUBLIC) == "ann beats KD with TS: last card, leaves the deal; the next player plays freely"
+    assert G.describe(before, beat, PUBLIC) == (
+        "ann beats KD with TS: last card, leaves the deal; the next player plays freely")
 
 
 def test_a_drawn_deal_counts_as_one_of_the_matchs_deals():

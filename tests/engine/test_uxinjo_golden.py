@@ -349,7 +349,8 @@ def test_invalid_claim_alone_is_a_foul_with_points_facts():
     assert isinstance(foul, Foul) and foul.seat == OK
     assert foul.facts["points"] == 2 and foul.facts["needed"] == 3 and foul.facts["claim"]
     assert foul.facts["split"] == [["R1", "R2", "R3"], ["G7", "G8", "G9"]]
-    assert UXINJO.describe(t.state, foul, None).startswith("cy (Ok) claims munt on G9: invalid, 2 points < 3 needed — foul")
+    assert UXINJO.describe(t.state, foul, None).startswith(
+        "cy (Ok) claims munt on G9: invalid, 2 points < 3 needed — foul")
     # the levu declarer still pays; the fouler's own levu income is void
     assert events[2] == DealDrawn(
         deal=1, reason="foul",
@@ -568,6 +569,7 @@ def test_all_three_levu_void_in_a_drawn_deal():
     state = before
     for e in events[:-1]:
         state = UXINJO.evolve(state, e)
-    assert UXINJO.describe(state, drawn, PUBLIC) == "deal 1 drawn: foul; every levu is void: all three declared levu (§4.2)"
+    assert UXINJO.describe(state, drawn, PUBLIC) == (
+        "deal 1 drawn: foul; every levu is void: all three declared levu (§4.2)")
     assert [d.key for d in UXINJO.decisions(drawn)] == ["uxinjo-d1-Or-levu-void", "uxinjo-d1-Su-levu-void",
                                                         "uxinjo-d1-Ok-levu-void"]

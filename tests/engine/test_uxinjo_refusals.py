@@ -245,7 +245,8 @@ def test_draw_before_the_other_answer_still_waits_for_the_pass():
     t.act(OR, "draw")
     t.act(OR, "discard", "G9")
     err = t.refuse(SU, "draw")
-    assert err.message == "the claim window is open: answer munt or pass (draw counts as a pass only once cy (Ok) has passed)"
+    assert err.message == (
+        "the claim window is open: answer munt or pass (draw counts as a pass only once cy (Ok) has passed)")
 
 
 def test_the_candidates_of_a_phase_miss_no_legal_command():

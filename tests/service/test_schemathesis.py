@@ -130,10 +130,11 @@ def test_a_server_error_is_logged_with_its_traceback_and_answered_without_intern
     monkeypatch.setattr(queries, "list_matches", broken)
     with caplog.at_level(logging.ERROR, logger="kartludo.service.errors"):
         r = client.get("/matches")
-    assert r.status_code == 500 and r.json() == {"type": "/schema#problem-server-error", "title": "Internal server error",
-                                                  "status": 500, "detail": "internal server error (logged on the server)",
-                                                  "error": "internal server error (logged on the server)",
-                                                  "rule": None}
+    assert r.status_code == 500 and r.json() == {
+        "type": "/schema#problem-server-error", "title": "Internal server error", "status": 500,
+        "detail": "internal server error (logged on the server)",
+        "error": "internal server error (logged on the server)", "rule": None,
+    }
     assert r.headers["content-type"] == "application/problem+json"
     assert "R5" not in r.text
     logged = [rec for rec in caplog.records if rec.name == "kartludo.service.errors"]

@@ -67,14 +67,16 @@ def reflect(engine: sa.Engine) -> dict[str, Any]:
                 continue
             columns = [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)]
             indexes = sorted(
-                (ix["name"], tuple(ix["column_names"]), bool(ix["unique"]), _where(dialect, ix.get("dialect_options", {})))
+                (ix["name"], tuple(ix["column_names"]), bool(ix["unique"]),
+                 _where(dialect, ix.get("dialect_options", {})))
                 for ix in inspector.get_indexes(table)
                 if not ix.get("duplicates_constraint")  # the index backing a unique constraint
             )
             described = {
                 "columns": columns,
                 "primary key": inspector.get_pk_constraint(table)["constrained_columns"],
-                "unique": sorted((u["name"], tuple(u["column_names"])) for u in inspector.get_unique_constraints(table)),
+                "unique": sorted((u["name"], tuple(u["column_names"]))
+                                 for u in inspector.get_unique_constraints(table)),
                 "indexes": indexes,
                 "checks": sorted(c["sqltext"] for c in inspector.get_check_constraints(table)),
                 "foreign keys": inspector.get_foreign_keys(table),
@@ -93,8 +95,9 @@ def test_migrations_match_the_declared_metadata(db_url, tmp_path):
     with migrated.connect() as conn:
         context = MigrationContext.configure(conn, opts={"compare_type": True, "compare_server_default": True})
         differences = compare_metadata(context, METADATA)
-    assert differences == [], "the migrations and the metadata differ (add a migration, or fix the schema module):\n" + (
-        "\n".join(map(str, differences)))
+    assert differences == [], (
+        "the migrations and the metadata differ (add a migration, or fix the schema module):\n"
+        + "\n".join(map(str, differences)))
 
     with empty_database(db_url, tmp_path) as declared_url:
         declared = create_engine(declared_url)

@@ -17,7 +17,8 @@ RULING = "uxinjo-d1-Or"
 @pytest.fixture
 def room(site):
     mid = foul_then_void_win(MatchService(site.store))
-    appeal(site.store, resolve_ruling(site.store, f"{mid}/{RULING}"), "ann", "I thought my six cards made two combinations")
+    appeal(site.store, resolve_ruling(site.store, f"{mid}/{RULING}"), "ann",
+           "I thought my six cards made two combinations")
     opened = site.api("POST", f"/hearings/{mid}/{RULING}", site.td_token)
     return mid, opened
 

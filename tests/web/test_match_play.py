@@ -210,8 +210,8 @@ def test_replay_seats_round_the_table_and_no_scroll_jump_on_a_phone(site, browse
     while not game.can_deal(svc.load(mid).state):
         state = svc.load(mid).state
         seat = game.to_act(state)[0]
-        svc.execute(mid, svc.play(game.bots()["heuristic"].choose(game, state, seat, game.legal_commands(state, seat), rng)),
-                    actor=players[seat])
+        choice = game.bots()["heuristic"].choose(game, state, seat, game.legal_commands(state, seat), rng)
+        svc.execute(mid, svc.play(choice), actor=players[seat])
     errors: list[str] = []
     ctx, pg = open_page(browser, f"{site.url}/ui/replay/{mid}?deal=1&step=3", {"width": 1920, "height": 1080}, errors)
     try:
@@ -224,7 +224,8 @@ def test_replay_seats_round_the_table_and_no_scroll_jump_on_a_phone(site, browse
         assert boxes["left"][2] <= centre[0] and boxes["right"][0] >= centre[2], "west and east beside the centre"
         assert boxes["top"][3] <= centre[1] + 1 and boxes["bottom"][1] >= centre[3] - 1, "north above, south below"
         assert pg.inner_text("#table .t-pos-bottom .t-seat-name") == players[0], "compass order from the first seat"
-        widths = set(pg.eval_on_selector_all("#table .t-hand svg", "es => es.map(e => e.getBoundingClientRect().width)"))
+        widths = set(pg.eval_on_selector_all("#table .t-hand svg",
+                                             "es => es.map(e => e.getBoundingClientRect().width)"))
         assert len(widths) == 1, f"every hand's cards the same size: {widths}"
         pg.screenshot(path=shots / "replay-1920.png")
     finally:

@@ -54,7 +54,8 @@ def query(page) -> dict[str, str]:
 
 def test_match_list_links_every_match(site, page, shots):
     a = dealt_match(site)
-    b = site.api("POST", "/matches", site.td_token, json={"game": "svoi-kozyri", "players": ["dee", "eve", "fay", "gus"]})
+    b = site.api("POST", "/matches", site.td_token,
+                 json={"game": "svoi-kozyri", "players": ["dee", "eve", "fay", "gus"]})
     page.goto(site.url + "/ui/")
     page.wait_for_selector("#matches")
     rows = page.eval_on_selector_all("#matches tbody tr", "rs => rs.map(r => [r.dataset.match, r.innerText])")
@@ -216,7 +217,8 @@ def test_live_table_plays_by_clicking_and_hides_other_hands(site, page, shots):
     site.api("POST", f"/matches/{mid}/commands", tokens[other], json={"verb": verb, "args": args})
     version = site.api("GET", f"/matches/{mid}/state", site.td_token)["version"]
     page.wait_for_function(f"document.querySelectorAll('#feed li').length >= {version - 1}")
-    page.wait_for_function(f"document.getElementById('status').textContent.includes({repr(', '.join(site.api('GET', f'/matches/{mid}/state')['to_act']))})")
+    to_act = ", ".join(site.api("GET", f"/matches/{mid}/state")["to_act"])
+    page.wait_for_function(f"document.getElementById('status').textContent.includes({to_act!r})")
     no_foreign_faces()
     page.screenshot(path=shots / "table-live.png", full_page=True)
     # a refused command shows the rule and changes nothing
@@ -332,12 +334,14 @@ def test_standings_and_series_pages_match_the_cli(site, page, shots):
     page.wait_for_function("document.querySelector('h1').innerText.includes('Svoi Kozyri')")
     sk = list(csv.DictReader(io.StringIO(_cli(site, "standings", "--game", "svoi-kozyri", "--format", "csv"))))
     page.wait_for_function(f"document.querySelectorAll('#standings tbody tr').length === {len(sk)}")
-    assert page.eval_on_selector_all("#standings tbody th", "hs => hs.map(h => h.innerText)") == [r["player"] for r in sk]
+    assert page.eval_on_selector_all("#standings tbody th", "hs => hs.map(h => h.innerText)") == [
+        r["player"] for r in sk]
     # the series page: the same table as `kartludo series show --format csv`
     expect = list(csv.reader(io.StringIO(_cli(site, "series", "show", series, "--format", "csv"))))[1:]
     page.goto(f"{site.url}/ui/series/{series}")
     page.wait_for_selector("#series-standings")
-    got = page.eval_on_selector_all("#series-standings tbody tr", "rs => rs.map(r => [...r.children].map(c => c.innerText))")
+    got = page.eval_on_selector_all("#series-standings tbody tr",
+                                    "rs => rs.map(r => [...r.children].map(c => c.innerText))")
     assert got == expect
     assert page.locator("#series-matches li").count() == 1
     page.screenshot(path=shots / "series.png", full_page=True)
@@ -369,7 +373,8 @@ def test_live_table_of_every_game_plays_and_shows_only_the_seats_cards(site, pag
     def check(mine: dict) -> None:
         everyone = site.api("GET", f"/matches/{mid}/state", site.td_token)
         # the hand drawn in my panel is exactly my hand
-        drawn = page.eval_on_selector_all(f"#table [data-player='{me}'] .t-hand [data-card]", "es => es.map(e => e.dataset.card)")
+        drawn = page.eval_on_selector_all(f"#table [data-player='{me}'] .t-hand [data-card]",
+                                          "es => es.map(e => e.dataset.card)")
         assert sorted(drawn) == sorted(mine["hands"][me])
         # no card another seat holds face down is anywhere in the page
         visible = {c for c in re.findall(r"'([^' ]{1,3})'", str(mine))}

@@ -61,7 +61,8 @@ def test_a_refusal_links_its_rule_to_the_rules_page(site, page, shots):
     )
     text = page.inner_text("#refusal")
     assert text.startswith("it is ann (Or)'s turn, not bob (Su)'s (rule: uxinjo §2.2 (turn order")
-    assert href == "/ui/rules/uxinjo?cite=" + quote("uxinjo §2.2 (turn order: from the dealer, clockwise)", safe="!*'()")
+    cite = "uxinjo §2.2 (turn order: from the dealer, clockwise)"
+    assert href == "/ui/rules/uxinjo?cite=" + quote(cite, safe="!*'()")
     page.errors.clear()  # the refused request is logged by the browser, as it should be
     page.click("#refusal a.rule")
     page.wait_for_url("**/ui/rules/uxinjo#s2-2")

@@ -121,8 +121,10 @@ RENDER = """async ([state, actions]) => {
   }
   const q = (sel) => table.querySelector(sel)?.textContent ?? null;
   return {
-    tag: table.tagName, cls: table.className, centre: facts(table.querySelector('.t-centre')), head: q('.t-head'), text: table.textContent, seats,
-    labels: [...table.querySelectorAll('[data-card]')].map((e) => [e.dataset.card, e.querySelector('svg').getAttribute('aria-label')]),
+    tag: table.tagName, cls: table.className, centre: facts(table.querySelector('.t-centre')), head: q('.t-head'),
+    text: table.textContent, seats,
+    labels: [...table.querySelectorAll('[data-card]')].map(
+      (e) => [e.dataset.card, e.querySelector('svg').getAttribute('aria-label')]),
     stock: q('.t-stock-count'), revealed: cards(table, '.t-revealed [data-card]'),
     topDiscard: cards(table, '.t-discards .t-top [data-card]'), discardCount: q('.t-discard-count'),
     needed: q('.t-points-needed'), window: q('.t-window'),

@@ -141,7 +141,8 @@ def replay(name: str, created: MatchCreated, commands: list[tuple[int | None, st
     data = {
         "about": about,
         "regenerate": "python -m tests.engine.playthroughs --regenerate",
-        "envelope": {"stream": stream_of(name), "recorded_at_us": RECORDED_AT_US, "command_id": command_id(0)[:-1] + "{step}",
+        "envelope": {"stream": stream_of(name), "recorded_at_us": RECORDED_AT_US,
+                     "command_id": command_id(0)[:-1] + "{step}",
                      "actor": f"the seat's player; {TD} for the creation and the deals"},
         "seat": players[SEAT],
         "created": to_builtins(created),

@@ -77,10 +77,11 @@ def turn_units(game: Game[Any], steps: list[Step]) -> list[int]:
     the event closing it; otherwise a turn is a run of events by one actor. ↑/↓ in a
     replay move by these units."""
     units: list[int] = []
-    unit, actor_before, open_trick = -1, None, False
+    unit, open_trick = -1, False
+    actor_before: str | None = None
     for st in steps:
         role = game.trick_role(st.record.event)
-        actor = st.record.actor
+        actor: str | None = st.record.actor
         if role == "play":
             if not open_trick:
                 unit += 1

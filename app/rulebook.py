@@ -175,7 +175,8 @@ def render(game: str) -> str:
                 href = child.attrGet("href") if child.type == "link_open" else None
                 if isinstance(href, str):
                     child.attrSet("href", _page_link(href))
-    return md.renderer.render(tokens, md.options, {})
+    html: str = md.renderer.render(tokens, md.options, {})
+    return html
 
 
 def _page_link(href: str) -> str:

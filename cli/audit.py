@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kartludo.cli.context import Env, echo_json, pass_env
 from kartludo.cli.listing import AUDIT_STATUSES
 from kartludo.cli.output import DOCUMENT, emit, output_options
+
+if TYPE_CHECKING:
+    from kartludo.app.audit import AuditRecord
 
 
 def _seat_label(game: str, seat: int) -> str:
@@ -19,7 +22,7 @@ def _seat_label(game: str, seat: int) -> str:
     return labels[seat] if 0 <= seat < len(labels) else str(seat + 1)
 
 
-def _record_lines(r) -> list[str]:
+def _record_lines(r: AuditRecord) -> list[str]:
     lines = [
         f"ruling {r.id}  ({r.status})",
         f"  match {r.match} · {r.game} · deal {r.deal} · event #{r.position} (v{r.version}) · {r.recorded_at}",
@@ -130,8 +133,8 @@ def show(env: Env, ruling: str, fmt: str) -> None:
         click.echo(f"  {h['hypothetical']} step {h['step']} {h['label']!r}: {result}{means}")
     if notes:
         click.echo("annotations:")
-    for a in notes:
-        click.echo(f"  {a.at}  {a.by} ({a.role}) on event #{a.position} (step {a.step}): {a.text}")
+    for note in notes:
+        click.echo(f"  {note.at}  {note.by} ({note.role}) on event #{note.position} (step {note.step}): {note.text}")
     click.echo("events before:")
     for line in ctx.before:
         click.echo(f"  {line}")

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 from kartludo.cli.output import DOCUMENT, output_options
+
+if TYPE_CHECKING:
+    from kartludo.app.replay import Navigator
 
 HELP = ("keys: n/→/space next · p/← back · t/T end of next/prev turn or trick · r/R next/prev ruling or settlement · "
         "g first · G last · j jump · v all hands/each seat · q quit")
@@ -81,7 +85,7 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
     _interactive(Navigator(rep, viewer))
 
 
-def _interactive(nav) -> None:
+def _interactive(nav: Navigator) -> None:
     keys = {
         "n": nav.next, " ": nav.next, "\r": nav.next, "\x1b[C": nav.next, "l": nav.next,
         "p": nav.prev, "b": nav.prev, "\x1b[D": nav.prev, "h": nav.prev,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -14,8 +16,13 @@ LIMITS_VARIABLE = "KARTLUDO_SERVE_LIMITS"
 READ_VARIABLE = "KARTLUDO_SERVE_READ_DB"
 LAG_VARIABLE = "KARTLUDO_SERVE_READ_MAX_LAG"
 
+if TYPE_CHECKING:
+    from litestar import Litestar
 
-def _limit_options(func):  # noqa: ANN001, ANN202 - a click decorator
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _limit_options(func: F) -> F:
     """One option per field of ``Limits`` (its default shown)."""
     from kartludo.service.limits import Limits
 
@@ -50,7 +57,7 @@ def _limit_options(func):  # noqa: ANN001, ANN202 - a click decorator
               help="Log one line per request.")
 @_limit_options
 @pass_env(writes=True)
-def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limits: float) -> None:
+def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limits: Any) -> None:
     """Serve the match API over HTTP (OpenAPI document at /schema/openapi.json).
 
     The --max-*, --*-streams* and --*-timeout options bound what one client may take
@@ -72,7 +79,8 @@ def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limi
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     env.store  # noqa: B018 - fail early (one line) on an unreachable or un-migrated database
-    options = {"host": host, "port": port, "log_level": "info", "access_log": access_log,
+    # uvicorn's keyword arguments, typed loosely: it annotates timeout_keep_alive as int, takes seconds as a float
+    options: dict[str, Any] = {"host": host, "port": port, "log_level": "info", "access_log": access_log,
                "timeout_keep_alive": chosen.keep_alive_timeout}
     if workers == 1:
         from kartludo.service.app import create_app
@@ -90,7 +98,7 @@ def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limi
                 http="kartludo.service.limits:GuardedHttpProtocol", **options)
 
 
-def app_from_environment():  # noqa: ANN201 - a Litestar app, imported lazily
+def app_from_environment() -> Litestar:
     """The app of one ``--workers`` process (uvicorn imports it by name)."""
     import msgspec
 

@@ -3,8 +3,14 @@ series, and the audit trail of penalty rulings."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def all_projections() -> list:
+if TYPE_CHECKING:
+    from kartludo.projections.runner import Projection
+    from kartludo.store.eventstore import EventStore
+
+
+def all_projections() -> list[Projection]:
     from kartludo.projections.audit import AuditProjection
     from kartludo.projections.matches import MatchesProjection
     from kartludo.projections.series import SeriesProjection
@@ -12,7 +18,7 @@ def all_projections() -> list:
     return [MatchesProjection(), SeriesProjection(), AuditProjection()]
 
 
-def get_projection(name: str):
+def get_projection(name: str) -> Projection:
     for projection in all_projections():
         if projection.name == name:
             return projection
@@ -20,7 +26,7 @@ def get_projection(name: str):
     raise LookupError(f"no projection {name!r} (projections: {names})")
 
 
-def refresh(store) -> int:
+def refresh(store: EventStore) -> int:
     """Bring every projection up to date (read commands call this first)."""
     from kartludo.projections.runner import catch_up
 

@@ -155,15 +155,20 @@ def checkpoint(conn: sa.Connection, name: str, *, lock: bool = False) -> int:
     query = sa.select(checkpoints.c.position).where(checkpoints.c.name == name)
     value = conn.execute(query).scalar()
     if value is None:
-        if conn.dialect.name == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
         # two runners may create the row at once: the second insert does nothing
-        conn.execute(insert(checkpoints).values(name=name, position=0).on_conflict_do_nothing())
+        create: sa.Insert
+        if conn.dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            create = pg_insert(checkpoints).values(name=name, position=0).on_conflict_do_nothing()
+        else:
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            create = sqlite_insert(checkpoints).values(name=name, position=0).on_conflict_do_nothing()
+        conn.execute(create)
     if lock and conn.dialect.name == "postgresql":
         query = query.with_for_update()
-    return int(conn.execute(query).scalar())
+    return int(conn.execute(query).scalar_one())
 
 
 def catch_up(

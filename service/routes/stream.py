@@ -95,9 +95,7 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
                 taken = sv.live.generation  # what was bumped before: the read below must see it
                 new = []
                 if changed:
-                    new = await anyio.to_thread.run_sync(
-                        lambda after=seen, since=woke, taken=taken: live_events(sv, who, feed, viewer, after, taken,
-                                                                                since))
+                    new = await anyio.to_thread.run_sync(live_events, sv, who, feed, viewer, seen, taken, woke)
                 # checked after the read: every event sent was committed while the token was live
                 if not await anyio.to_thread.run_sync(token_live):
                     yield ServerSentEventMessage(comment="token revoked: the stream ends", data=None)

@@ -291,9 +291,10 @@ _CHECKS: dict[type, Callable[[UxState, Any], list[Event]]] = {
 def candidates(state: UxState, seat: int) -> list[Command]:
     """Every command worth checking for ``seat`` now (a superset of the legal ones):
     only the verbs the phase can accept (``check`` refuses every other verb in it), so
-    bots and rollouts do not build and refuse a dozen commands per turn. Nor the commands ``check`` is sure to refuse for the seat's own cards and turn: a
-    levu after its first turn or a second levu, a Jx or the card just taken as a
-    discard, an eltiri of a Jx not held."""
+    bots and rollouts do not build and refuse a dozen commands per turn. Nor the commands
+    ``check`` is sure to refuse for the seat's own cards and turn: a levu after its
+    first turn or a second levu, a Jx or the card just taken as a discard, an eltiri of
+    a Jx not held."""
     phase = state.phase
     seated = 0 <= seat < SEATS
     levu = seated and not state.first_turn_done[seat] and seat not in state.levu

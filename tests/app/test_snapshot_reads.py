@@ -96,7 +96,7 @@ def test_reads_from_snapshots_equal_the_full_fold(tmp_path, game, seeded, runnin
             for deal in [None, *deals]:
                 want = replay.build(match_id, records, deal)
                 want_reading = visibility.read_match(match_id, records, viewer, td=td)
-                got, got_reading = replay.read(store, match_id, deal, lambda m: viewer, td=td)
+                got, got_reading = replay.read(store, match_id, deal, lambda m, viewer=viewer: viewer, td=td)
                 assert (got.deal, got.deals, got.match, got.steps) == (want.deal, want.deals, want.match, want.steps)
                 assert (got_reading.td, got_reading.secrets, got_reading.over) == (want_reading.td,
                                                                                    want_reading.secrets,

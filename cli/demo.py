@@ -133,8 +133,8 @@ def _club_night(env: Env, service: Any, seed: int) -> str:
 
 def _standings(env: Env, games: list[str]) -> None:
     from kartludo.app.standings import PROVISIONAL_BELOW
+    from kartludo.app.standings_table import standing_rows, table_cells
     from kartludo.cli.output import render_table
-    from kartludo.cli.standings_view import standing_rows, table_cells
     from kartludo.engine.registry import get_game
     from kartludo.projections.queries import standings
 

@@ -32,7 +32,7 @@ def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt:
     if series_id:
         return _show_series(env, series_id, fmt)
     from kartludo.app.standings import PROVISIONAL_BELOW
-    from kartludo.cli.standings_view import SORT_ALIASES, standing_rows, table_cells, total_column
+    from kartludo.app.standings_table import SORT_ALIASES, standing_rows, table_cells, total_column
     from kartludo.engine.registry import get_game
     from kartludo.projections.queries import standings as compute
 

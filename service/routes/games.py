@@ -24,6 +24,8 @@ def game_json(game: Game[Any]) -> dict[str, Any]:
         "options": {key: {"default": opt.default, "help": opt.help} for key, opt in game.options.items()},
         "verbs": [cls.shape() for cls in game.verbs()],
         "deck_size": len(game.full_deck),
+        # the standings' column for the game's own total, and what it counts
+        "total": {"column": game.total_column[0], "legend": game.total_column[1]},
         "rules_page": f"/ui/rules/{game.name}",
         "table_module": f"/static/js/tables/{game.name}.js",
     }

@@ -23,9 +23,16 @@ Sort = FromQuery[Literal["rating", "matches", "wins", "score", "placement", "pla
 def get_standings(request: Request[Any, Any, Any], services: Svcs, who: Caller, game: Filter = None,
                   sort: Sort = "rating", limit: Limit = None, after: Cursor = None) -> Response[list[dict[str, Any]]]:
     """League standings (per game or across games), as `kartludo standings --format
-    json`, best first; `limit` and `after` (a player) page through them."""
+    json`: best first, with a `rank` (ties share one) and, for one game, its own total
+    under the game's word (`GET /games`: `total`); `limit` and `after` (a player) page
+    through them."""
+    from kartludo.app.standings import PROVISIONAL_BELOW
+    from kartludo.app.standings_table import standing_rows
+    from kartludo.engine.registry import get_game
+
+    name = get_game(game).name if game else None
     found = services.read_models(who, lambda store, done: queries.standings(store, game, sort, refreshed=done))
-    rows = msgspec.to_builtins(found)
+    _, rows, _ = standing_rows(found, name, sort, PROVISIONAL_BELOW)
     return page(request, rows, lambda r: r["player"], limit, after)
 
 

@@ -82,7 +82,7 @@ class SSE:
         except Exception:  # noqa: BLE001 - closed by the test
             self.ready.set()
 
-    def wait_for(self, position: int, timeout: float = 10.0) -> None:
+    def wait_for(self, position: int, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while not any(int(m["id"]) >= position for m in self.messages):
             assert time.monotonic() < deadline, f"no SSE message up to position {position}"

@@ -323,12 +323,15 @@ def test_standings_and_series_pages_match_the_cli(site, page, shots):
     page.goto(site.url + "/ui/standings")
     page.wait_for_selector("#standings")
     cells = page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [...r.children].map(c => c.innerText))")
-    assert [c[0] for c in cells] == [r["player"] for r in rows]
-    for c, r in zip(cells, rows):
-        rating = f"{float(r['rating']):.2f}{'*' if r['provisional'] == 'true' else ''}"
-        # across games the CLI has no column for a game's own total; the page leaves it blank
-        assert c[1:] == [r["matches"], r["wins"], r["places"], "", r["placement_points"], rating,
-                         f"{float(r['mu']):.2f}", f"{float(r['sigma']):.2f}"]
+    # the CLI's columns (its CSV header), the provisional mark shown on the rating
+    columns = [c for c in rows[0] if c != "provisional"]
+    assert page.eval_on_selector_all("#standings thead th", "hs => hs.map(h => h.innerText)") == columns
+    assert "score" not in columns  # across games the totals do not add up: no column for them
+    for c, r in zip(cells, rows, strict=True):
+        want = {**r, "rating": f"{float(r['rating']):.2f}{'*' if r['provisional'] == 'true' else ''}",
+                "mu": f"{float(r['mu']):.2f}", "sigma": f"{float(r['sigma']):.2f}"}
+        assert c == [want[k] for k in columns]
+    assert "placement_points: per match" in page.inner_text("#legend")
     page.screenshot(path=shots / "standings.png", full_page=True)
     page.select_option("#game", "svoi-kozyri")
     page.wait_for_function("document.querySelector('h1').innerText.includes('Svoi Kozyri')")
@@ -336,6 +339,8 @@ def test_standings_and_series_pages_match_the_cli(site, page, shots):
     page.wait_for_function(f"document.querySelectorAll('#standings tbody tr').length === {len(sk)}")
     assert page.eval_on_selector_all("#standings tbody th", "hs => hs.map(h => h.innerText)") == [
         r["player"] for r in sk]
+    assert "losses" in page.eval_on_selector_all("#standings thead th", "hs => hs.map(h => h.innerText)")
+    assert "losses: deals lost" in page.inner_text("#legend")  # the game's own word, lower is better
     # the series page: the same table as `kartludo series show --format csv`
     expect = list(csv.reader(io.StringIO(_cli(site, "series", "show", series, "--format", "csv"))))[1:]
     page.goto(f"{site.url}/ui/series/{series}")

@@ -20,8 +20,24 @@ async function load(main, game, sort) {
       history.replaceState(null, "", `?${new URLSearchParams({ ...(g ? { game: g } : {}), sort: s })}`);
       load(main, g, s).catch((err) => main.append(errorBox(err)));
     } }, options.map((o, i) => el("option", { value: o, selected: o === value }, names[i]))));
-  const headers = ["player", "matches", "wins", "places", "score", "placement", "rating", "mu", "sigma"];
-  const numeric = new Set(["matches", "wins", "score", "placement", "rating", "mu", "sigma"]);
+  // the columns of `kartludo standings` (its CSV's header), the provisional mark on the rating
+  const total = game ? ALL_GAMES.find((g) => g.name === game)?.total : null;
+  const columns = ["rank", "player", "matches", "wins", "places", ...(total ? [total.column] : []),
+    "placement_points", "fouls", "rating", "mu", "sigma"];
+  const cell = (r, c) => {
+    if (c === "places") return formatPlaces(r.places);
+    if (c === "rating") return `${r.rating.toFixed(2)}${r.provisional ? "*" : ""}`;
+    if (c === "mu" || c === "sigma") return r[c].toFixed(2);
+    return r[c];
+  };
+  const by = { score: total ? total.column : "score", placement: "placement_points" }[sort] || sort;
+  const legend = [
+    `rank: by ${by}${sort === "player" ? "" : ", ties share a rank"}; places: how often the player finished 1st, 2nd, …`,
+    ...(total ? [`${total.column}: ${total.legend}`] : []),
+    "placement_points: per match, players placed below minus players placed above (ties share)",
+    "fouls: penalty rulings standing against the player (an overturn removes one)",
+    "rating: openskill mu − 3 sigma; * provisional: fewer than 5 matches",
+  ];
   show(main,
     el("h1", {}, `Standings · ${game ? gameTitle(game) : "all games"}`),
     el("div", { class: "filters" },
@@ -29,19 +45,13 @@ async function load(main, game, sort) {
       pick("sort", "Sort by", SORTS, sort, SORTS)),
     rows.length
       ? el("div", { class: "scroll" }, el("table", { class: "data", id: "standings" },
-          el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col", class: numeric.has(h) ? "num" : null }, h)))),
+          el("thead", {}, el("tr", {}, columns.map((h) => el("th", { scope: "col", class: h === "player" || h === "places" ? null : "num" }, h)))),
           el("tbody", {}, rows.map((r) => el("tr", { dataset: { player: r.player } },
-            el("th", { scope: "row" }, r.player),
-            el("td", { class: "num" }, r.matches),
-            el("td", { class: "num" }, r.wins),
-            el("td", {}, formatPlaces(r.places)),
-            el("td", { class: "num" }, r.score ?? ""),
-            el("td", { class: "num" }, r.placement_points),
-            el("td", { class: "num" }, `${r.rating.toFixed(2)}${r.provisional ? "*" : ""}`),
-            el("td", { class: "num" }, r.mu.toFixed(2)),
-            el("td", { class: "num" }, r.sigma.toFixed(2)))))))
+            columns.map((c) => c === "player"
+              ? el("th", { scope: "row" }, r.player)
+              : el("td", { class: c === "places" ? null : "num" }, cell(r, c))))))))
       : el("p", { class: "note" }, "No finished matches yet."),
-    el("p", { class: "muted" }, "* provisional: fewer than 5 matches; rating = mu − 3 sigma (openskill Plackett-Luce)"),
+    el("ul", { class: "muted legend", id: "legend" }, legend.map((line) => el("li", {}, line))),
   );
 }
 

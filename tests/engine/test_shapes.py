@@ -8,7 +8,7 @@ import random
 
 import pytest
 from gamespecs import SPECS, Choices, play
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kartludo.engine.shapes import expand, ordered_commands
@@ -50,13 +50,18 @@ class ShapeChecker:
 @pytest.mark.parametrize("name,n", TABLES)
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=0, max_value=2**32))
+@example(seed=1598)  # Hakamo's first two deals passed out: no card was played in them
 def test_shapes_expand_to_exactly_the_legal_commands(name, n, seed):
     spec = SPECS[name]
     game = spec.game
     rng = random.Random(seed)
     bots = [game.bots()[rng.choice(["random", "heuristic"])] for _ in range(n)]
-    checker = ShapeChecker(game)
-    play(game, spec.created(n, seed, {}), Choices(seed, bots), deals=2, max_commands=400, check=checker)
+    for deals in (2, 8):  # more deals when the first ones never reached a card play
+        checker = ShapeChecker(game)
+        play(game, spec.created(n, seed, {}), Choices(seed, bots), deals=deals, max_commands=200 * deals,
+             check=checker)
+        if "cards" in checker.kinds:
+            break
     assert checker.kinds >= {"cards"}
 
 

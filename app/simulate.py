@@ -18,7 +18,7 @@ from kartludo.app.aggregate import Match
 from kartludo.app.errors import AppError
 from kartludo.app.fairness import committed, random_deck
 from kartludo.app.matches import MatchService, stream_of
-from kartludo.engine.base import BadCommand, Bot, StartDeal, seeded_deck
+from kartludo.engine.base import BadCommand, Bot, Command, Game, StartDeal, seeded_deck
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
 from kartludo.events.match import RANDOM_SHUFFLE, DealStarted
@@ -102,14 +102,20 @@ def play_match(
             events += len(service.deal(match_id, actor="simulator").events)
             deals += 1
             continue
-        seats = game.to_act(state)
-        if not seats:
-            raise RuntimeError(f"{game_name} match {match_id}: nobody to act in phase {game.phase(state)}")
-        seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
-        legal = game.legal_commands(state, seat)
-        command = seat_bots[seat].choose(game, state, seat, legal, rng)
+        seat, command = _bot_move(game, state, seat_bots, rng, match_id)
         events += len(service.execute(match_id, service.play(command), actor=players[seat]).events)
     return match_id, deals, events
+
+
+def _bot_move(game: Game[Any], state: Any, seat_bots: Sequence[Bot[Any]], rng: random.Random,
+              match_id: str) -> tuple[int, Command]:
+    """The seat that moves now (one of those the rules wait for, drawn by ``rng``) and
+    its bot's command: one draw order, so a batched and an unbatched run agree."""
+    seats = game.to_act(state)
+    if not seats:
+        raise RuntimeError(f"{game.name} match {match_id}: nobody to act in phase {game.phase(state)}")
+    seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
+    return seat, seat_bots[seat].choose(game, state, seat, game.legal_commands(state, seat), rng)
 
 
 #: the most events a batched simulation keeps unwritten (a deal is far shorter)
@@ -195,12 +201,7 @@ def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]
                 record(_deal_events(match), "simulator")
                 unwritten[1] += 1
                 continue
-            seats = game.to_act(state)
-            if not seats:
-                raise RuntimeError(f"{game.name} match {match_id}: nobody to act in phase {game.phase(state)}")
-            seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
-            legal = game.legal_commands(state, seat)
-            command = seat_bots[seat].choose(game, state, seat, legal, rng)
+            seat, command = _bot_move(game, state, seat_bots, rng, match_id)
             record(service.play(command)(match), players[seat])
             if unwritten[0] >= BATCH_EVENTS:
                 flush()

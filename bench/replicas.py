@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -41,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from replica_cluster import ReplicaCluster, missing_tools, replica_cluster  # noqa: E402
+
+from service import free_port, stop  # noqa: E402  (bench/service.py, beside this script)
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -62,12 +63,6 @@ def cluster_cpu(name: str, version: str) -> float:
         if pid == root or ppid == root:
             total += (int(fields[11]) + int(fields[12])) / TICKS
     return total
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def bearer(token: str | None) -> dict[str, str]:
@@ -235,11 +230,7 @@ def run(cluster: ReplicaCluster, replicas: int, args: argparse.Namespace) -> dic
         wall = time.monotonic() - start
         load.stop.set()
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server, 10)
         for t in threads:
             t.join(2)
         with psycopg.connect(cluster.primary_url(), autocommit=True) as conn:

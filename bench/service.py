@@ -160,6 +160,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop(proc: subprocess.Popen[bytes], seconds: float = 15.0) -> None:
+    """End a server the bench started: asked first, killed if it does not go."""
+    proc.terminate()
+    try:
+        proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
     import httpx
 
@@ -207,12 +217,7 @@ def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
 
             elapsed = asyncio.run(run())
         finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
     if any(key.split()[-1].startswith("5") for key in stats.other):  # show the server's tracebacks
         lines = open(log_path, encoding="utf-8", errors="replace").read().splitlines()
         tb = [ln for ln in lines if not ln.startswith("INFO:")]

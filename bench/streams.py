@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from fixtures import long_match  # noqa: E402
 
-from service import Stats, drop_pg, free_port, http_client, pg_database  # noqa: E402
+from service import Stats, drop_pg, free_port, http_client, pg_database, stop  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:
@@ -182,12 +182,7 @@ def bench(url: str, args, tmp: str, label: str) -> None:
 
         asyncio.run(run())
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def main() -> None:

@@ -49,6 +49,10 @@ def test_followers_see_the_leaders_moves_live_and_cannot_move(site, browser, pag
     page.click("#to-ruling")
     expect(follower.locator("#where")).to_have_text(f"Step {k}/{n} · bob's view", timeout=2000)
     follower.screenshot(path=str(shots / "follower.png"))
+    for viewer in (page, follower):  # a part the frame lacks is left out, never printed as "null"
+        stray = viewer.eval_on_selector("#frame", "f => [...f.childNodes].filter(n => n.nodeType === 3)"
+                                                  ".map(n => n.textContent)")
+        assert stray == []
 
     # the follower's link reads, never moves
     link = opened["link"]

@@ -13,6 +13,7 @@ offer each one.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -161,6 +162,8 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
                     "on a phone the own hand and the moves are in the first screen"
                 phone_checked = True
             phase = game.phase(state)
+            # every move's words are filled in (a field the server leaves out at its default included)
+            assert not re.search(r"\b(undefined|null|NaN)\b", pg.inner_text("#dock"))
             if phase not in shot_taken:  # each phase once, as the acting seat sees it
                 shot_taken.add(phase)
                 pg.screenshot(path=shots / f"{game_name}-{phase}-{player}.png")

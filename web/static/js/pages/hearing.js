@@ -251,7 +251,8 @@ function render(f) {
     nodes.weights.replaceChildren(weightsList(f));
     nodes.weightIds = f.hypotheticals.map((h) => h.hypothetical + h.settled).join();
   }
-  nodes.frame.replaceChildren(
+  // show() drops the parts this frame lacks (replaceChildren would print them as "null")
+  show(nodes.frame,
     el("p", {}, "Ruling on ", el("strong", {}, r.player), " · ", ruleLink(r.rule, f.game), ` · ${r.status}`,
       f.expires_at ? ` · link valid until ${f.expires_at}` : ""),
     token ? stepControls(f) : el("p", { class: "muted", id: "follower-note" }, "You follow the TD: the room moves with them."),

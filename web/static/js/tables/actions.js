@@ -23,9 +23,12 @@ function plural(n, one, many = `${one}s`) {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** The fewest cards a shape takes: the server leaves out a field at its default (0). */
+const fewest = (shape) => shape.count_min ?? 0;
+
 /** Whether the selected cards (codes, in selection order) fit a cards shape. */
 function fits(shape, picked) {
-  if (picked.length < shape.count_min || picked.length > shape.count_max) return false;
+  if (picked.length < fewest(shape) || picked.length > shape.count_max) return false;
   const pool = [...shape.cards];
   for (const code of picked) {
     const i = pool.indexOf(code);
@@ -48,7 +51,7 @@ function cardsLabel(shape, picked) {
   if (shape.count_max === 1 && picked.length === 1) return `${verb} ${cardName(picked[0])}`;
   if (shape.count_max === 1) return `${verb}: select a card`;
   if (!fits(shape, picked)) {
-    const range = shape.count_min === shape.count_max ? `${shape.count_min}` : `${shape.count_min}–${shape.count_max}`;
+    const range = fewest(shape) === shape.count_max ? `${shape.count_max}` : `${fewest(shape)}–${shape.count_max}`;
     return `${verb}: select ${range} cards`;
   }
   if (picked.length === 0) return `${verb} no cards`;
@@ -156,9 +159,9 @@ export function controls(shapes, { state, picked, submit, budget = MAX_CONTROLS,
         "data-verb": shape.verb, "data-command": ok ? text : null, onclick: () => submit(text) },
       cardsLabel(shape, picked)));
       if (!picked.length && shape.count_max > 1) {
-        const hint = shape.count_min === 0 ? `or select up to ${shape.count_max} cards in your hand`
+        const hint = fewest(shape) === 0 ? `or select up to ${shape.count_max} cards in your hand`
           : shape.ordered ? `select ${shape.count_max} cards in your hand, in order (the first is the upper)`
-            : `select ${shape.count_min}–${shape.count_max} cards in your hand`;
+            : `select ${fewest(shape)}–${shape.count_max} cards in your hand`;
         group.append(el("span", { class: "muted hint" }, hint));
       }
       add(group);

@@ -11,7 +11,19 @@ import msgspec
 from kartludo.engine.base import put, remove
 from kartludo.engine.jx import ORDER
 from kartludo.engine.uxinjo.rules import add
-from kartludo.engine.uxinjo.state import KEPT, SEATS, LedgerRow, Phase, UxState, at_finito, move, pay
+from kartludo.engine.uxinjo.state import (
+    KEPT,
+    SEATS,
+    AdjustRow,
+    LedgerRow,
+    PenaltyRow,
+    Phase,
+    SettleRow,
+    UxState,
+    at_finito,
+    move,
+    pay,
+)
 from kartludo.events.base import Event
 from kartludo.events.match import DealStarted, MatchCreated, RulingAppealed, RulingDecided
 from kartludo.events.uxinjo import (
@@ -163,9 +175,9 @@ def _foul(s: UxState, e: Foul) -> UxState:
     return _replace(
         s,
         penalties=put(s.penalties, seat, s.penalties[seat] + (e.ruling_id,)),
-        fouls=s.fouls + ((e.ruling_id, seat),),
+        fouls=put(s.fouls, seat, s.fouls[seat] + 1),
         deal_fouls=s.deal_fouls + (seat,),
-        ledger=s.ledger + (("penalty", e.ruling_id, seat),),
+        ledger=s.ledger + (PenaltyRow(e.ruling_id, seat),),
     )
 
 
@@ -177,8 +189,8 @@ def _apply_moves(s: UxState, transfers: list[Transfer]) -> tuple[int, int, int]:
     return markers
 
 
-def _ledger_row(winner: int, transfers: list[Transfer]) -> tuple[Any, ...]:
-    return ("settle", winner, tuple((t.payer, t.payee, t.amount, t.reason) for t in transfers))
+def _ledger_row(winner: int, transfers: list[Transfer]) -> SettleRow:
+    return SettleRow(winner, tuple((t.payer, t.payee, t.amount, t.reason) for t in transfers))
 
 
 def _settled(s: UxState, e: Settled) -> UxState:
@@ -224,15 +236,19 @@ def _decided(s: UxState, e: RulingDecided) -> UxState:
     overturn's recomputation keeps it)."""
     rid = e.ruling_id
     if e.decision == "adjust":
-        row = ("adjust", adjustment_moves(tuple(e.adjustment.get(p, 0) for p in s.players)))
+        row = AdjustRow(adjustment_moves(tuple(e.adjustment.get(p, 0) for p in s.players)))
         ledger = s.ledger + (row,)
         markers, penalties = recompute(ledger, frozenset(s.overturned))
         return _replace(s, ledger=ledger, markers=markers, penalties=penalties)
-    if e.decision != "overturn" or rid in s.overturned or all(r != rid for r, _ in s.fouls):
+    if e.decision != "overturn" or rid in s.overturned:
+        return s
+    seat = next((row.seat for row in s.ledger if type(row) is PenaltyRow and row.ruling_id == rid), None)
+    if seat is None:  # not a foul: nothing to undo
         return s
     overturned = s.overturned + (rid,)
     markers, penalties = recompute(s.ledger, frozenset(overturned))
-    s = _replace(s, overturned=overturned, markers=markers, penalties=penalties)
+    s = _replace(s, overturned=overturned, markers=markers, penalties=penalties,
+                 fouls=put(s.fouls, seat, s.fouls[seat] - 1))
     if s.phase is Phase.WAITING_DEAL and at_finito(markers):
         s = _replace(s, phase=Phase.FINISHED, end="overturn")
     return s
@@ -245,20 +261,18 @@ def recompute(ledger: Sequence[LedgerRow],
     markers: tuple[int, int, int] = (0, 0, 0)
     active: list[tuple[str, ...]] = [(), (), ()]
     for row in ledger:
-        if row[0] == "adjust":
-            markers = (markers[0] + row[1][0], markers[1] + row[1][1], markers[2] + row[1][2])
-            continue
-        if row[0] == "penalty":
-            _, rid, seat = row
-            if rid not in overturned:
-                active[seat] = active[seat] + (rid,)
-            continue
-        _, winner, transfers = row
-        for payer, payee, amount, _reason in transfers:
-            if not active[payee]:
-                markers, _ = pay(markers, payer, payee, amount)
-        if winner >= 0 and active[winner]:
-            active[winner] = active[winner][1:]
+        if isinstance(row, AdjustRow):
+            m = row.moves
+            markers = (markers[0] + m[0], markers[1] + m[1], markers[2] + m[2])
+        elif isinstance(row, PenaltyRow):
+            if row.ruling_id not in overturned:
+                active[row.seat] = active[row.seat] + (row.ruling_id,)
+        else:
+            for payer, payee, amount, _reason in row.transfers:
+                if not active[payee]:
+                    markers, _ = pay(markers, payer, payee, amount)
+            if row.winner >= 0 and active[row.winner]:
+                active[row.winner] = active[row.winner][1:]
     return markers, tuple(active)
 
 

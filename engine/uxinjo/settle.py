@@ -237,11 +237,7 @@ def markers_by_name(s: UxState) -> dict[str, dict[str, int]]:
 
 
 def foul_counts(s: UxState) -> dict[str, int]:
-    counts = [0, 0, 0]
-    for rid, seat in s.fouls:
-        if rid not in s.overturned:
-            counts[seat] += 1
-    return {s.players[i]: counts[i] for i in range(SEATS)}
+    return {s.players[i]: s.fouls[i] for i in range(SEATS)}
 
 
 def _match_end(s: UxState) -> MatchEnded:

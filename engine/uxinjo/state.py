@@ -23,10 +23,30 @@ class Phase(str, enum.Enum):
     FINISHED = "finished"
 
 
-#: ledger rows, for recomputing markers after an overturn:
-#: ("penalty", ruling_id, seat) | ("settle", winner or -1, ((payer, payee, amount, reason), …))
-#: | ("adjust", (m01, m02, m12)) — a TD's adjusted score, moved uncapped
-LedgerRow = tuple[Any, ...]
+class PenaltyRow(msgspec.Struct, frozen=True, array_like=True, tag="penalty"):
+    """A foul ruled against ``seat``: its penalty voids what the seat is paid until lifted."""
+
+    ruling_id: str
+    seat: int
+
+
+class SettleRow(msgspec.Struct, frozen=True, array_like=True, tag="settle"):
+    """A deal's transfers (payer, payee, amount, reason) as owed, before penalties and
+    finito; ``winner`` -1 for a drawn deal."""
+
+    winner: int
+    transfers: tuple[tuple[int, int, int, str], ...]
+
+
+class AdjustRow(msgspec.Struct, frozen=True, array_like=True, tag="adjust"):
+    """A TD's adjusted score: marker moves (m01, m02, m12), made uncapped."""
+
+    moves: tuple[int, int, int]
+
+
+#: ledger rows, for recomputing markers after an overturn. Typed (not loose tuples), so
+#: a snapshot decodes them straight into rows: encoded as ["penalty", id, seat] etc.
+LedgerRow = PenaltyRow | SettleRow | AdjustRow
 
 
 class UxState(msgspec.Struct, frozen=True, kw_only=True):
@@ -61,7 +81,7 @@ class UxState(msgspec.Struct, frozen=True, kw_only=True):
 
     markers: tuple[int, int, int] = (0, 0, 0)  # pairs (0,1), (0,2), (1,2); + = towards the lower seat
     penalties: tuple[tuple[str, ...], ...] = ((), (), ())  # active penalty ruling ids, oldest first
-    fouls: tuple[tuple[str, int], ...] = ()  # (ruling_id, seat) of every foul ruled
+    fouls: tuple[int, int, int] = (0, 0, 0)  # fouls standing per seat (ruled, not overturned)
     overturned: tuple[str, ...] = ()
     appealed: tuple[str, ...] = ()
     ledger: tuple[LedgerRow, ...] = ()

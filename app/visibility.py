@@ -52,6 +52,17 @@ def sees_secrets(viewer: Viewer, td: bool, over: bool) -> bool:
     return over or (td and viewer == ALL)
 
 
+def shown_as(game: Game[Any], before: Any, event: Event, deal: int | None, current: int | None, last_ended: bool,
+             viewer: Viewer, *, secrets: bool) -> tuple[Event, Viewer]:
+    """``event`` (of deal ``deal``; None: before any deal) as ``viewer`` may see it now,
+    ``current`` being the stream's newest deal and ``last_ended`` whether it has ended:
+    an ended deal's events are public with every hand (``ALL``); a running one's are
+    shown in the reader's own view. Returns the event shown and the view it is in."""
+    ended = deal is not None and (deal != current or last_ended)
+    seen = ALL if ended else viewer
+    return redact(game, before, event, seen, secrets=secrets), seen
+
+
 def redact(game: Game[Any], before: Any, event: Event, viewer: Viewer, *, secrets: bool) -> Event:
     """``event`` as ``viewer`` may see it; ``before`` is the match state before it (None
     only for ``MatchCreated``); ``secrets``: the reader may see the seed."""
@@ -163,9 +174,7 @@ def _read(match: Match, records: list[Recorded], viewer: Viewer, td: bool | None
         exact = secrets or match.created.seed is None
     shown: list[Shown] = []
     for rec, before, deal in zip(records, befores, deals):
-        ended = deal is not None and (deal != current or last_ended)
-        seen = ALL if ended else viewer
-        event = redact(game, before, rec.event, seen, secrets=secrets)
+        event, seen = shown_as(game, before, rec.event, deal, current, last_ended, viewer, secrets=secrets)
         exact = exact and event == rec.event
         shown.append(Shown(rec, event, seen, before, rec.hash.hex() if exact else None))
     return Reading(match, td, secrets, shown)

@@ -26,8 +26,8 @@ from litestar.exceptions import TooManyRequestsException
 
 from kartludo.app.aggregate import Match, describe
 from kartludo.app.tokens import TOKENS_STREAM, Principal, seat_tokens_stream
-from kartludo.app.visibility import Shown, deal_over, match_over, read_match, redact, sees_secrets
-from kartludo.engine.base import ALL, Viewer
+from kartludo.app.visibility import Shown, deal_over, match_over, read_match, redact, sees_secrets, shown_as
+from kartludo.engine.base import Viewer
 from kartludo.events.match import DealStarted
 from kartludo.events.streams import MATCH_PREFIX, match_stream
 from kartludo.service.limits import Limits
@@ -286,9 +286,8 @@ class MatchFeed:
             return out
 
     def _redacted(self, entry: Entry, viewer: Viewer, secrets: bool, last_ended: bool) -> tuple[Any, Viewer]:
-        ended = entry.deal is not None and (entry.deal != self.current or last_ended)
-        seen = ALL if ended else viewer
-        return redact(self.match.game, entry.before, entry.record.event, seen, secrets=secrets), seen
+        return shown_as(self.match.game, entry.before, entry.record.event, entry.deal, self.current, last_ended,
+                        viewer, secrets=secrets)
 
     def _exact_to(self, key: tuple[Viewer, bool], secrets: bool, last_ended: bool) -> int:
         """The version up to which every event of the match is shown to ``key`` exactly

@@ -163,10 +163,11 @@ def _late_writer(store: EventStore, url: str, stream: str):
     than any append after it) and has not committed."""
     import psycopg
 
-    from kartludo.store.postgres import _INSERT, _INSERT_COMMAND
+    from kartludo.store.postgres import _APPENDING, _INSERT, _INSERT_COMMAND
 
     rows, _ = store._rows(stream, notes(7), 0, "late", "", store.clock())
     conn = psycopg.connect(url.replace("postgresql+psycopg", "postgresql"))
+    conn.execute(_APPENDING)  # as every append does, before it has a transaction id
     conn.execute(_INSERT, (0, *rows[0]))
     conn.execute(_INSERT_COMMAND, (stream, "late", 1, 1))
     position = conn.execute("SELECT pg_current_xact_id()::text::bigint << 16").fetchone()[0]
@@ -196,6 +197,31 @@ def test_followers_stop_below_a_transaction_still_running(pg_url):
 
 
 @pytest.mark.postgres
+def test_a_long_transaction_that_appends_nothing_holds_no_follower_back(pg_url):
+    """Another session's long transaction (here: one that took a transaction id and
+    sits idle, as a batch job elsewhere on the cluster would) is not an appender: the
+    appends after it settle at once and followers read past it."""
+    import psycopg
+
+    from kartludo.store.database import create_engine, upgrade
+
+    upgrade(create_engine(pg_url))
+    store = EventStore.open(pg_url)
+    store.append("a", notes(1), 0)
+    other = psycopg.connect(pg_url.replace("postgresql+psycopg", "postgresql"))
+    other.execute("SELECT pg_current_xact_id()")  # holds the cluster's xmin from now on
+    try:
+        after = [store.append(f"c{i}", notes(i), 0).positions[-1] for i in range(3)]
+        assert store.settle(timeout=2)
+        assert store.horizon() > max(after)
+        assert {"c0", "c1", "c2"} <= {r.stream_id for r in store.read_all(0)}
+    finally:
+        other.rollback()
+        other.close()
+        store.close()
+
+
+@pytest.mark.postgres
 def test_token_index_never_skips_a_revocation_that_commits_late(pg_url):
     """A token issued while an older transaction runs works at once; a revocation
     committed by that older transaction afterwards still revokes it."""
@@ -204,7 +230,7 @@ def test_token_index_never_skips_a_revocation_that_commits_late(pg_url):
     from kartludo.app.tokens import TokenIndex, hash_token, issue, new_secret
     from kartludo.events.tokens import TokenRevoked
     from kartludo.store.database import create_engine, upgrade
-    from kartludo.store.postgres import _INSERT, _INSERT_COMMAND
+    from kartludo.store.postgres import _APPENDING, _INSERT, _INSERT_COMMAND
 
     upgrade(create_engine(pg_url))
     store = EventStore.open(pg_url)
@@ -212,6 +238,7 @@ def test_token_index_never_skips_a_revocation_that_commits_late(pg_url):
     assert index.resolve(new_secret()) is None
     secret_holder: list[str] = []
     late = psycopg.connect(pg_url)
+    late.execute(_APPENDING)  # an appender: the lock, then
     late.execute("SELECT pg_current_xact_id()")  # the older transaction takes its id first
     secret_holder.append(issue(store, "td", label="mia"))
     assert index.resolve(secret_holder[0]) is not None  # unsettled, yet usable at once

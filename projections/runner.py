@@ -107,14 +107,23 @@ class MatchFolder:
 
 
 def _select(store: EventStore, paramstyle: str = "named") -> str:
-    """The next settled events after a checkpoint (``EventStore.settled_condition``:
-    a projection never moves its checkpoint past an event that commits late), with
-    the driver's own parameter markers (``named`` or ``pyformat``)."""
-    p, n = (":p", ":n") if paramstyle == "named" else ("%(p)s", "%(n)s")
+    """The next settled events after a checkpoint, below the horizon ``h`` taken by a
+    statement before it (``_horizon``: a projection never moves its checkpoint past
+    an event that commits late), with the driver's own parameter markers (``named``
+    or ``pyformat``)."""
+    p, n, h = (":p", ":n", ":h") if paramstyle == "named" else ("%(p)s", "%(n)s", "%(h)s")
+    below = f" AND position < {h}" if store.horizon_sql else ""
     return (
         "SELECT position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, "
-        f"prev_hash, hash FROM events WHERE position > {p} AND {store.settled_condition} ORDER BY position LIMIT {n}"
+        f"prev_hash, hash FROM events WHERE position > {p}{below} ORDER BY position LIMIT {n}"
     )
+
+
+def _horizon(store: EventStore, conn: sa.Connection) -> int | None:
+    """The store's horizon, asked in a statement of its own on ``conn`` (a
+    projection's transaction reads committed: its next statement sees every event
+    below it); None where there is none (SQLite: one writer at a time)."""
+    return int(conn.execute(sa.text(store.horizon_sql)).scalar_one()) if store.horizon_sql else None
 
 
 def _driver_rows(conn: sa.Connection, sql: str, params: dict[str, Any]) -> list[Any]:
@@ -198,7 +207,7 @@ def catch_up(
                 start = min(positions)
                 select = select or _select(store, "named" if conn.dialect.paramstyle in ("named", "qmark")
                                            else "pyformat")
-                rows = _driver_rows(conn, select, {"p": start, "n": batch})
+                rows = _driver_rows(conn, select, {"p": start, "n": batch, "h": _horizon(store, conn)})
                 if not rows:
                     return read
                 records = store.records_from_rows(rows)
@@ -232,7 +241,8 @@ def _behind(store: EventStore, projections: list[Projection], select: str) -> bo
                                   .where(checkpoints.c.name.in_(names))).all())
         if len(found) < len(set(names)):
             return True  # a projection without its row yet: the write path creates it
-        return bool(conn.execute(sa.text(select), {"p": min(found.values()), "n": 1}).first())
+        horizon = _horizon(store, conn)
+        return bool(conn.execute(sa.text(select), {"p": min(found.values()), "n": 1, "h": horizon}).first())
 
 
 def reset(store: EventStore, projection: Projection) -> None:

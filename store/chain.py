@@ -119,10 +119,13 @@ def _extend(store: EventStore, tx: Any) -> Head:
     """Chain every settled event after the chain's end, inside ``tx`` (holding the lock)."""
     rows = tx.query("SELECT position, n, hash FROM chain ORDER BY position DESC LIMIT 1")
     position, n, head = (int(rows[0][0]), int(rows[0][1]), bytes(rows[0][2])) if rows else (0, 0, GENESIS)
-    sql = (f"SELECT position, stream_id, version, hash FROM events WHERE position > :p AND "
-           f"{store.settled_condition} ORDER BY position LIMIT :n")
+    # the horizon first, in a statement of its own: every event below it is then
+    # committed and seen by the reads after it
+    below = int(tx.query(store.horizon_sql)[0][0]) if store.horizon_sql else None
+    bound = "" if below is None else " AND position < :h"
+    sql = f"SELECT position, stream_id, version, hash FROM events WHERE position > :p{bound} ORDER BY position LIMIT :n"
     while True:
-        page = tx.query(sql, p=position, n=PAGE)
+        page = tx.query(sql, p=position, n=PAGE, h=below)
         if not page:
             return Head(position, n, head)
         entries: list[tuple[int, int, str, int, bytes]] = []

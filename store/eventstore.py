@@ -517,11 +517,10 @@ class EventStore:
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
         """Settled events in global order after ``after_position``: a follower that
         resumes after the last position it read never skips an event that commits late."""
-        rows = self._query(
-            f"{_SELECT} WHERE position > :p AND {self.settled_condition} ORDER BY position LIMIT :n",
-            p=after_position, n=limit,
-        )
-        return self._records(rows)
+        horizon, rows = self.query_with_horizon(f"{_SELECT} WHERE position > :p ORDER BY position LIMIT :n",
+                                                p=after_position, n=limit)
+        settled = [row for row in rows if row[0] < horizon]
+        return self._records(settled)
 
     def iter_all(self, after_position: int = 0, batch: int = 5000) -> Iterator[Recorded]:
         """Every event after ``after_position`` in global order, read in pages: first
@@ -536,15 +535,17 @@ class EventStore:
             position = records[-1].position
 
     @property
-    def settled_condition(self) -> str:
-        """SQL condition on ``position`` that keeps only settled rows, for callers that
-        follow the global order with their own query (evaluated once per statement)."""
-        condition: str = self._driver.settled_condition
-        return condition
+    def horizon_sql(self) -> str:
+        """A statement whose one value is ``horizon()`` ("" where every committed event
+        is settled), for a follower that reads in its own transaction: ask it first,
+        in a statement of its own, then read below it."""
+        expr: str = self._driver.horizon_expr
+        return f"SELECT {expr}" if expr else ""
 
     def horizon(self) -> int:
         """Every position below this is settled: committed or never to be. A follower
-        may read rows above it early, but must not move its cursor past them."""
+        may read rows above it early (in a statement after this one), but must not
+        move its cursor past them."""
         expr = self._driver.horizon_expr
         row = self._query_one(f"SELECT {expr}") if expr else None
         return int(row[0]) if row else UNBOUNDED
@@ -669,9 +670,10 @@ class EventStore:
     def rows_in_order(self, after_position: int = 0, limit: int = 5000, *, settled: bool = True) -> list[Sequence[Any]]:
         """Rows (``position, <columns>``) in global order after ``after_position``; only
         settled ones unless ``settled`` is False (a check that must see every row)."""
-        where = f" AND {self.settled_condition}" if settled else ""
+        horizon = self.horizon() if settled else UNBOUNDED
+        where = " AND position < :h" if horizon != UNBOUNDED else ""
         return self._query(f"{_SELECT} WHERE position > :p{where} ORDER BY position LIMIT :n",
-                           p=after_position, n=limit)
+                           p=after_position, n=limit, h=horizon)
 
     def stream_rows(self, stream_id: str, after_version: int = 0, limit: int = 5000) -> list[Sequence[Any]]:
         """One stream's rows (``position, <columns>``) by version after ``after_version``."""

@@ -41,32 +41,34 @@ _NOTIFY = "SELECT pg_notify(%s, %s)"
 #: it has a transaction id: a reader finds the appenders still running by it
 APPENDING = 7301002
 _APPENDING = f"SELECT pg_advisory_xact_lock_shared({APPENDING})"
-#: the appenders running in this database, each with its transaction id (low 32
-#: bits, as ``pg_locks`` shows them; NULL: none yet, or not yet shown)
+#: the transaction ids (low 32 bits) of the appenders running in this database that
+#: have one. ``backend_xid`` is the very field a snapshot reads (``pg_locks`` shows a
+#: new id a moment later); an appender without one yet will take an id above every
+#: snapshot taken before this read.
 _APPENDERS = (
-    "SELECT t.transactionid::text::bigint AS xid FROM pg_locks a LEFT JOIN pg_locks t"
-    " ON t.virtualtransaction = a.virtualtransaction AND t.locktype = 'transactionid'"
-    " AND t.mode = 'ExclusiveLock' AND t.granted"
-    " WHERE a.locktype = 'advisory' AND a.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-    f" AND a.classid = 0 AND a.objid = {APPENDING} AND a.objsubid = 1 AND a.granted"
+    "SELECT s.backend_xid::text::bigint FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid"
+    " WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    f" AND l.classid = 0 AND l.objid = {APPENDING} AND l.objsubid = 1 AND l.granted"
+    " AND s.backend_xid IS NOT NULL"
 )
-#: the first position a transaction still running could take (a scalar subquery, so
-#: the planner evaluates it once and uses it as an index bound): the oldest appender
+#: the first position a transaction still running could take: the oldest appender
 #: the statement's snapshot sees running, else the snapshot's xmax. Not simply the
 #: snapshot's xmin: that is the oldest transaction of the whole cluster, and one long
 #: transaction anywhere (another database's batch job) would hold every reader back.
 #: An appender takes ``APPENDING`` before its id, so one the snapshot sees running
 #: either still holds the lock when ``pg_locks`` is read, after the snapshot, or has
-#: ended by then (and a query run after this one sees its rows). PostgreSQL shows a
-#: new id in snapshots a moment before its lock: an appender without one shown makes
-#: the horizon the xmin, as safe as before.
+#: ended by then (and a query run after this one sees its rows). A hot standby's
+#: ``pg_locks`` does not hold the primary's locks: there the horizon is the xmin.
+#: Ask it in a statement of its own, before the read (never inside the reading
+#: statement: an appender its snapshot saw running may end before ``pg_locks`` is
+#: read, and that snapshot would not show the appender's rows), and once per
+#: transaction (PostgreSQL keeps ``pg_stat_activity`` as first read in one).
 HORIZON = (
     "(SELECT CASE WHEN pg_snapshot_xmin(s) = pg_snapshot_xmax(s) THEN pg_snapshot_xmax(s)::text::bigint"
-    " ELSE (SELECT CASE WHEN bool_or(xid IS NULL) THEN pg_snapshot_xmin(s)::text::bigint"
+    " WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(s)::text::bigint"
     " ELSE coalesce((SELECT min(x::text::bigint) FROM pg_snapshot_xip(s) AS x"
-    " WHERE (x::text::bigint & 4294967295) = ANY(array_agg(xid))), pg_snapshot_xmax(s)::text::bigint) END"
-    f" FROM ({_APPENDERS}) AS appenders) END << {POSITION_ROW_BITS}"
-    " FROM (SELECT pg_current_snapshot() AS s) AS snap)"
+    f" WHERE (x::text::bigint & 4294967295) IN ({_APPENDERS})), pg_snapshot_xmax(s)::text::bigint) END"
+    f" << {POSITION_ROW_BITS} FROM (SELECT pg_current_snapshot() AS s) AS snap)"
 )
 #: NOTIFY payload of a write that names no single stream (an import)
 ANY_STREAM = "*"
@@ -81,7 +83,6 @@ def _pyformat(sql: str) -> str:
 class PostgresDriver:
     IntegrityError = psycopg.errors.IntegrityError
     OperationalError = psycopg.OperationalError
-    settled_condition = f"position < {HORIZON}"
     horizon_expr = HORIZON
 
     def enter(self, conn: Any) -> None:

@@ -22,7 +22,6 @@ class SqliteDriver:
     IntegrityError = sqlite3.IntegrityError
     OperationalError = sqlite3.OperationalError
     #: one writer at a time: a committed row is settled as soon as it is visible
-    settled_condition = "1 = 1"
     horizon_expr = ""
 
     def enter(self, conn: Any) -> None:

@@ -281,6 +281,11 @@ def test_ruling_page_and_its_replay_link(site, page, shots):
     assert page.locator("#main [data-card]").count() > 0  # the table at the ruling
     drawn = page.eval_on_selector_all("dl.facts [data-card]", "es => es.map(e => e.dataset.card)")
     assert r["facts"]["cards"] and drawn == r["facts"]["cards"]  # the facts' cards, drawn
+    # facts and voided transfers read as words, never as JSON ("null", "[]", braces)
+    assert not re.search(r"\b(null|undefined|NaN)\b|\[\]|[{}]", text), text
+    assert r["voided"] and page.eval_on_selector_all("#voided li", "ls => ls.map(l => l.innerText)") == [
+        f"{v['payer']} would have paid {v['payee']} {v['amount']} ({v['reason']}) · event #{v['position']}"
+        for v in r["voided"]]
     page.screenshot(path=shots / "ruling.png", full_page=True)
     # an appeal and a decision appear in the dispute history
     players = site.api("GET", f"/matches/{mid}/state")["players"]

@@ -18,6 +18,7 @@ import re
 import pytest
 
 from kartludo.app.matches import MatchService
+from kartludo.engine import jx
 from kartludo.engine.base import Command
 
 PLAYERS = {
@@ -54,8 +55,9 @@ def in_first_screen(pg, selector: str) -> bool:
 class Play:
     """The acting seat's page makes the move ``command`` by clicks."""
 
-    def __init__(self, site, mid: str, pages: dict) -> None:
-        self.site, self.mid, self.pages = site, mid, pages
+    def __init__(self, site, mid: str, pages: dict, shots=None) -> None:
+        self.site, self.mid, self.pages, self.shots = site, mid, pages, shots
+        self.shot: set[str] = set()
         self.typed_bids = 0
         self.exchanged: list[str] | None = None
         self.cautions = 0
@@ -89,17 +91,31 @@ class Play:
                 pg.locator(f"#dock .dock-hand [data-card='{code}'][aria-pressed='false']").first.click()
             for i, word in enumerate(words):
                 if ":" in word:
-                    pg.select_option(f"#dock select[data-side='{i}']", word.partition(":")[2])
+                    code, _, side = word.partition(":")
+                    select = f"#dock select[data-side='{i}']"
+                    pg.select_option(select, side)
+                    # the card's name, as everywhere on the page, not its code
+                    assert pg.eval_on_selector(select, "s => s.selectedOptions[0].text") == \
+                        f"{jx.card_name(code)} face {side}"
             button = pg.locator(f"#legal .cards-move[data-verb='{verb}'] button")
             assert button.get_attribute("data-command") == text, (button.get_attribute("data-command"), text)
             if len(cards) > 1:
                 assert f"{len(cards)} cards" in button.inner_text() or verb == "lay"
+                self.snap(pg, f"selected-{verb}")
             button.click()
         if text in cautions:
             pg.wait_for_selector("#dock [data-confirm]")
             assert cautions[text]["text"] in pg.inner_text("#dock .caution")
+            self.snap(pg, f"caution-{verb}")
             pg.click("#dock [data-confirm]")
             self.cautions += 1
+
+
+    def snap(self, pg, name: str) -> None:
+        """A screenshot of the page, once per name (for a person to look at)."""
+        if self.shots is not None and name not in self.shot:
+            self.shot.add(name)
+            pg.screenshot(path=self.shots / f"{name}.png")
 
 
 def choose(game, state, seat: int, legal: list[Command], rng: random.Random, play: Play, hand: list[str]) -> Command:
@@ -141,7 +157,7 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
             contexts.append(ctx)
             pg.wait_for_selector("#table section")
             pages[p] = pg
-        play = Play(site, mid, pages)
+        play = Play(site, mid, pages, shots)
         svc = MatchService(site.store)
         rng = random.Random(SEEDS[game_name])
         phone_checked = False
@@ -181,6 +197,7 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
         deals = [r for r in records if r.type == "match.deal-started"]
         assert [r.actor for r in deals] == ["td", "table"]
         assert play.typed_bids or game_name != "hakamo"
+        assert play.cautions or game_name != "uxinjo", "the deal-ending munt was confirmed first"
         if game_name == "laugavatnsmanni":
             assert play.exchanged and len(play.exchanged) == 3
             assert any(r.type == "laugavatnsmanni.exchange" and sorted(r.event.discards) == sorted(play.exchanged)

@@ -52,6 +52,24 @@ def in_first_screen(pg, selector: str) -> bool:
     }""", selector)
 
 
+def check_layout(pg, player: str, players: list[str], hand: list[str]) -> None:
+    """The own seat at the bottom and the others round the table clockwise from it
+    (left, top, right); every seat's cards the same size; the docked hand in hand order;
+    the own hand and the moves still in view after scrolling to the top and the foot."""
+    n = len(players)
+    me = players.index(player)
+    places = {3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"]}[n]
+    for i, place in enumerate(places):
+        assert pg.inner_text(f"#table .t-pos-{place} .t-seat-name") == players[(me + i) % n], (player, place)
+    widths = set(pg.eval_on_selector_all("#table .t-hand svg",
+                                         "es => es.map(e => Math.round(e.getBoundingClientRect().width))"))
+    assert len(widths) == 1, f"every seat's cards the same size: {widths}"
+    assert pg.eval_on_selector_all("#dock .dock-hand [data-card]", "es => es.map(e => e.dataset.card)") == hand
+    for y in ("0", "document.documentElement.scrollHeight"):
+        pg.evaluate(f"window.scrollTo(0, {y})")
+        assert in_first_screen(pg, "#dock .dock-hand") and in_first_screen(pg, "#legal"), (player, y)
+
+
 class Play:
     """The acting seat's page makes the move ``command`` by clicks."""
 
@@ -161,6 +179,7 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
         svc = MatchService(site.store)
         rng = random.Random(SEEDS[game_name])
         phone_checked = False
+        laid_out: set[str] = set()
         shot_taken = set()
         for _ in range(1500):
             match = svc.load(mid)
@@ -177,6 +196,9 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
                 assert in_first_screen(pg, "#dock .dock-hand") and in_first_screen(pg, "#legal"), \
                     "on a phone the own hand and the moves are in the first screen"
                 phone_checked = True
+            if player not in laid_out:
+                laid_out.add(player)
+                check_layout(pg, player, players, game.hand_of(state, seat))
             phase = game.phase(state)
             # every move's words are filled in (a field the server leaves out at its default included)
             assert not re.search(r"\b(undefined|null|NaN)\b", pg.inner_text("#dock"))
@@ -198,6 +220,7 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
         assert [r.actor for r in deals] == ["td", "table"]
         assert play.typed_bids or game_name != "hakamo"
         assert play.cautions or game_name != "uxinjo", "the deal-ending munt was confirmed first"
+        assert laid_out == set(players), "every seat's page was checked as it acted"
         if game_name == "laugavatnsmanni":
             assert play.exchanged and len(play.exchanged) == 3
             assert any(r.type == "laugavatnsmanni.exchange" and sorted(r.event.discards) == sorted(play.exchanged)

@@ -288,3 +288,44 @@ def test_replay_seats_round_the_table_and_no_scroll_jump_on_a_phone(site, browse
     finally:
         ctx.close()
     assert not errors, "\n".join(errors)
+
+
+def test_a_caution_can_be_cancelled_and_sends_nothing(site, browser, shots):
+    """A munt with a caution (a foul or the end of the deal) asks first; Cancel sends
+    nothing and offers the moves again; the caution is the one the API gives the seat."""
+    players = PLAYERS["uxinjo"]
+    created = site.api("POST", "/matches", site.td_token, json={"game": "uxinjo", "players": players, "seed": 3,
+                                                                 "auto_deal": False})
+    mid, tokens = created["match"], created["tokens"]
+    site.api("POST", f"/matches/{mid}/deals", site.td_token)
+    svc = MatchService(site.store)
+    game, rng = svc.load(mid).game, random.Random(3)
+    for _ in range(500):
+        state = svc.load(mid).state
+        assert not game.can_deal(state), "the deal ended before any seat could munt"
+        seat = game.to_act(state)[0]
+        moves = site.api("GET", f"/matches/{mid}/moves", tokens[players[seat]])
+        if "munt" in moves["cautions"]:
+            break
+        legal = [c for c in game.legal_commands(state, seat) if c.verb() != "munt"]
+        svc.execute(mid, svc.play(game.bots()["heuristic"].choose(game, state, seat, legal, rng)),
+                    actor=players[seat])
+    else:
+        pytest.fail("no munt caution met")
+    player, version = players[seat], svc.load(mid).version
+    errors: list[str] = []
+    ctx, pg = open_page(browser, f"{site.url}/ui/table/{mid}#token={tokens[player]}", PHONE, errors)
+    try:
+        pg.wait_for_selector(f"#dock[data-version='{version}']")
+        pg.click("#legal button[data-command='munt']")
+        pg.wait_for_selector("#dock [data-confirm='munt']")
+        assert moves["cautions"]["munt"]["text"] in pg.inner_text("#dock .caution")
+        assert in_first_screen(pg, "#dock [data-confirm='munt']")
+        pg.screenshot(path=shots / "caution-phone.png")
+        pg.click("#dock .caution button:not([data-confirm])")
+        pg.wait_for_selector("#legal button[data-command='munt']")
+        assert pg.locator("#dock .caution").count() == 0
+        assert svc.load(mid).version == version, "Cancel sent nothing"
+    finally:
+        ctx.close()
+    assert not errors, "\n".join(errors)

@@ -98,8 +98,15 @@ class Play:
         elif shape["kind"] == "choice":
             pg.click(f"#legal button[data-command='{text}']")
         elif shape["kind"] == "number":
-            pg.fill(f"#amount-{verb}", words[0])
             button = pg.locator(f"form.number-move[data-verb='{verb}'] button")
+            # the field takes only the legal range: a number beyond it cannot be sent
+            assert pg.get_attribute(f"#amount-{verb}", "min") == str(shape["min"])
+            assert pg.get_attribute(f"#amount-{verb}", "max") == str(shape["max"])
+            for wrong in (shape["min"] - 1, shape["max"] + 1):
+                pg.fill(f"#amount-{verb}", str(wrong))
+                assert button.is_disabled()
+                assert button.inner_text() == f"{verb.capitalize()}: {shape['min']}–{shape['max']}"
+            pg.fill(f"#amount-{verb}", words[0])
             assert button.get_attribute("data-command") == text
             button.click()
             self.typed_bids += verb == "bid"

@@ -277,6 +277,10 @@ def test_replay_seats_round_the_table_and_no_scroll_jump_on_a_phone(site, browse
         widths = set(pg.eval_on_selector_all("#table .t-hand svg",
                                              "es => es.map(e => e.getBoundingClientRect().width)"))
         assert len(widths) == 1, f"every hand's cards the same size: {widths}"
+        broken = pg.eval_on_selector_all("#table .t-facts dt", """es => es.filter(e =>
+            e.getBoundingClientRect().height > 1.9 * parseFloat(getComputedStyle(e).fontSize))
+            .map(e => e.textContent)""")
+        assert not broken, f"a fact's name on one line with its colon: {broken}"
         pg.screenshot(path=shots / "replay-1920.png")
     finally:
         ctx.close()

@@ -258,6 +258,11 @@ def test_pages_fit_a_phone(site, browser, shots):
             else:
                 pg.wait_for_load_state("networkidle")
             assert pg.evaluate("document.documentElement.scrollWidth") <= 360, path
+            # a table's caption (how many rows) is read without scrolling the table sideways
+            right = pg.evaluate("""() => [...document.querySelectorAll('main caption')].map((c) => {
+                const r = document.createRange(); r.selectNodeContents(c);
+                return r.getBoundingClientRect().right; })""")
+            assert all(x <= 360 for x in right), (path, right)
         pg.screenshot(path=shots / "table-phone.png", full_page=True)
     finally:
         context.close()

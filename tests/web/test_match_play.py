@@ -18,6 +18,7 @@ import re
 import pytest
 
 from kartludo.app.matches import MatchService
+from kartludo.engine import jx
 from kartludo.engine.base import Command
 
 PLAYERS = {
@@ -51,11 +52,30 @@ def in_first_screen(pg, selector: str) -> bool:
     }""", selector)
 
 
+def check_layout(pg, player: str, players: list[str], hand: list[str]) -> None:
+    """The own seat at the bottom and the others round the table clockwise from it
+    (left, top, right); every seat's cards the same size; the docked hand in hand order;
+    the own hand and the moves still in view after scrolling to the top and the foot."""
+    n = len(players)
+    me = players.index(player)
+    places = {3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"]}[n]
+    for i, place in enumerate(places):
+        assert pg.inner_text(f"#table .t-pos-{place} .t-seat-name") == players[(me + i) % n], (player, place)
+    widths = set(pg.eval_on_selector_all("#table .t-hand svg",
+                                         "es => es.map(e => Math.round(e.getBoundingClientRect().width))"))
+    assert len(widths) == 1, f"every seat's cards the same size: {widths}"
+    assert pg.eval_on_selector_all("#dock .dock-hand [data-card]", "es => es.map(e => e.dataset.card)") == hand
+    for y in ("0", "document.documentElement.scrollHeight"):
+        pg.evaluate(f"window.scrollTo(0, {y})")
+        assert in_first_screen(pg, "#dock .dock-hand") and in_first_screen(pg, "#legal"), (player, y)
+
+
 class Play:
     """The acting seat's page makes the move ``command`` by clicks."""
 
-    def __init__(self, site, mid: str, pages: dict) -> None:
-        self.site, self.mid, self.pages = site, mid, pages
+    def __init__(self, site, mid: str, pages: dict, shots=None) -> None:
+        self.site, self.mid, self.pages, self.shots = site, mid, pages, shots
+        self.shot: set[str] = set()
         self.typed_bids = 0
         self.exchanged: list[str] | None = None
         self.cautions = 0
@@ -78,8 +98,15 @@ class Play:
         elif shape["kind"] == "choice":
             pg.click(f"#legal button[data-command='{text}']")
         elif shape["kind"] == "number":
-            pg.fill(f"#amount-{verb}", words[0])
             button = pg.locator(f"form.number-move[data-verb='{verb}'] button")
+            # the field takes only the legal range: a number beyond it cannot be sent
+            assert pg.get_attribute(f"#amount-{verb}", "min") == str(shape["min"])
+            assert pg.get_attribute(f"#amount-{verb}", "max") == str(shape["max"])
+            for wrong in (shape["min"] - 1, shape["max"] + 1):
+                pg.fill(f"#amount-{verb}", str(wrong))
+                assert button.is_disabled()
+                assert button.inner_text() == f"{verb.capitalize()}: {shape['min']}–{shape['max']}"
+            pg.fill(f"#amount-{verb}", words[0])
             assert button.get_attribute("data-command") == text
             button.click()
             self.typed_bids += verb == "bid"
@@ -89,17 +116,31 @@ class Play:
                 pg.locator(f"#dock .dock-hand [data-card='{code}'][aria-pressed='false']").first.click()
             for i, word in enumerate(words):
                 if ":" in word:
-                    pg.select_option(f"#dock select[data-side='{i}']", word.partition(":")[2])
+                    code, _, side = word.partition(":")
+                    select = f"#dock select[data-side='{i}']"
+                    pg.select_option(select, side)
+                    # the card's name, as everywhere on the page, not its code
+                    assert pg.eval_on_selector(select, "s => s.selectedOptions[0].text") == \
+                        f"{jx.card_name(code)} face {side}"
             button = pg.locator(f"#legal .cards-move[data-verb='{verb}'] button")
             assert button.get_attribute("data-command") == text, (button.get_attribute("data-command"), text)
             if len(cards) > 1:
                 assert f"{len(cards)} cards" in button.inner_text() or verb == "lay"
+                self.snap(pg, f"selected-{verb}")
             button.click()
         if text in cautions:
             pg.wait_for_selector("#dock [data-confirm]")
             assert cautions[text]["text"] in pg.inner_text("#dock .caution")
+            self.snap(pg, f"caution-{verb}")
             pg.click("#dock [data-confirm]")
             self.cautions += 1
+
+
+    def snap(self, pg, name: str) -> None:
+        """A screenshot of the page, once per name (for a person to look at)."""
+        if self.shots is not None and name not in self.shot:
+            self.shot.add(name)
+            pg.screenshot(path=self.shots / f"{name}.png")
 
 
 def choose(game, state, seat: int, legal: list[Command], rng: random.Random, play: Play, hand: list[str]) -> Command:
@@ -141,10 +182,11 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
             contexts.append(ctx)
             pg.wait_for_selector("#table section")
             pages[p] = pg
-        play = Play(site, mid, pages)
+        play = Play(site, mid, pages, shots)
         svc = MatchService(site.store)
         rng = random.Random(SEEDS[game_name])
         phone_checked = False
+        laid_out: set[str] = set()
         shot_taken = set()
         for _ in range(1500):
             match = svc.load(mid)
@@ -161,6 +203,9 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
                 assert in_first_screen(pg, "#dock .dock-hand") and in_first_screen(pg, "#legal"), \
                     "on a phone the own hand and the moves are in the first screen"
                 phone_checked = True
+            if player not in laid_out:
+                laid_out.add(player)
+                check_layout(pg, player, players, game.hand_of(state, seat))
             phase = game.phase(state)
             # every move's words are filled in (a field the server leaves out at its default included)
             assert not re.search(r"\b(undefined|null|NaN)\b", pg.inner_text("#dock"))
@@ -181,6 +226,8 @@ def test_a_whole_deal_by_clicks_then_the_next_deal_starts_by_itself(site, browse
         deals = [r for r in records if r.type == "match.deal-started"]
         assert [r.actor for r in deals] == ["td", "table"]
         assert play.typed_bids or game_name != "hakamo"
+        assert play.cautions or game_name != "uxinjo", "the deal-ending munt was confirmed first"
+        assert laid_out == set(players), "every seat's page was checked as it acted"
         if game_name == "laugavatnsmanni":
             assert play.exchanged and len(play.exchanged) == 3
             assert any(r.type == "laugavatnsmanni.exchange" and sorted(r.event.discards) == sorted(play.exchanged)
@@ -230,6 +277,10 @@ def test_replay_seats_round_the_table_and_no_scroll_jump_on_a_phone(site, browse
         widths = set(pg.eval_on_selector_all("#table .t-hand svg",
                                              "es => es.map(e => e.getBoundingClientRect().width)"))
         assert len(widths) == 1, f"every hand's cards the same size: {widths}"
+        broken = pg.eval_on_selector_all("#table .t-facts dt", """es => es.filter(e =>
+            e.getBoundingClientRect().height > 1.9 * parseFloat(getComputedStyle(e).fontSize))
+            .map(e => e.textContent)""")
+        assert not broken, f"a fact's name on one line with its colon: {broken}"
         pg.screenshot(path=shots / "replay-1920.png")
     finally:
         ctx.close()
@@ -245,6 +296,47 @@ def test_replay_seats_round_the_table_and_no_scroll_jump_on_a_phone(site, browse
         assert in_first_screen(pg, ".controls") and pg.evaluate("window.scrollY") >= 800
         assert pg.evaluate("document.documentElement.scrollWidth") <= 360
         pg.screenshot(path=shots / "replay-360.png")
+    finally:
+        ctx.close()
+    assert not errors, "\n".join(errors)
+
+
+def test_a_caution_can_be_cancelled_and_sends_nothing(site, browser, shots):
+    """A munt with a caution (a foul or the end of the deal) asks first; Cancel sends
+    nothing and offers the moves again; the caution is the one the API gives the seat."""
+    players = PLAYERS["uxinjo"]
+    created = site.api("POST", "/matches", site.td_token, json={"game": "uxinjo", "players": players, "seed": 3,
+                                                                 "auto_deal": False})
+    mid, tokens = created["match"], created["tokens"]
+    site.api("POST", f"/matches/{mid}/deals", site.td_token)
+    svc = MatchService(site.store)
+    game, rng = svc.load(mid).game, random.Random(3)
+    for _ in range(500):
+        state = svc.load(mid).state
+        assert not game.can_deal(state), "the deal ended before any seat could munt"
+        seat = game.to_act(state)[0]
+        moves = site.api("GET", f"/matches/{mid}/moves", tokens[players[seat]])
+        if "munt" in moves["cautions"]:
+            break
+        legal = [c for c in game.legal_commands(state, seat) if c.verb() != "munt"]
+        svc.execute(mid, svc.play(game.bots()["heuristic"].choose(game, state, seat, legal, rng)),
+                    actor=players[seat])
+    else:
+        pytest.fail("no munt caution met")
+    player, version = players[seat], svc.load(mid).version
+    errors: list[str] = []
+    ctx, pg = open_page(browser, f"{site.url}/ui/table/{mid}#token={tokens[player]}", PHONE, errors)
+    try:
+        pg.wait_for_selector(f"#dock[data-version='{version}']")
+        pg.click("#legal button[data-command='munt']")
+        pg.wait_for_selector("#dock [data-confirm='munt']")
+        assert moves["cautions"]["munt"]["text"] in pg.inner_text("#dock .caution")
+        assert in_first_screen(pg, "#dock [data-confirm='munt']")
+        pg.screenshot(path=shots / "caution-phone.png")
+        pg.click("#dock .caution button:not([data-confirm])")
+        pg.wait_for_selector("#legal button[data-command='munt']")
+        assert pg.locator("#dock .caution").count() == 0
+        assert svc.load(mid).version == version, "Cancel sent nothing"
     finally:
         ctx.close()
     assert not errors, "\n".join(errors)

@@ -258,6 +258,11 @@ def test_pages_fit_a_phone(site, browser, shots):
             else:
                 pg.wait_for_load_state("networkidle")
             assert pg.evaluate("document.documentElement.scrollWidth") <= 360, path
+            # a table's caption (how many rows) is read without scrolling the table sideways
+            right = pg.evaluate("""() => [...document.querySelectorAll('main caption')].map((c) => {
+                const r = document.createRange(); r.selectNodeContents(c);
+                return r.getBoundingClientRect().right; })""")
+            assert all(x <= 360 for x in right), (path, right)
         pg.screenshot(path=shots / "table-phone.png", full_page=True)
     finally:
         context.close()
@@ -281,6 +286,11 @@ def test_ruling_page_and_its_replay_link(site, page, shots):
     assert page.locator("#main [data-card]").count() > 0  # the table at the ruling
     drawn = page.eval_on_selector_all("dl.facts [data-card]", "es => es.map(e => e.dataset.card)")
     assert r["facts"]["cards"] and drawn == r["facts"]["cards"]  # the facts' cards, drawn
+    # facts and voided transfers read as words, never as JSON ("null", "[]", braces)
+    assert not re.search(r"\b(null|undefined|NaN)\b|\[\]|[{}]", text), text
+    assert r["voided"] and page.eval_on_selector_all("#voided li", "ls => ls.map(l => l.innerText)") == [
+        f"{v['payer']} would have paid {v['payee']} {v['amount']} ({v['reason']}) · event #{v['position']}"
+        for v in r["voided"]]
     page.screenshot(path=shots / "ruling.png", full_page=True)
     # an appeal and a decision appear in the dispute history
     players = site.api("GET", f"/matches/{mid}/state")["players"]

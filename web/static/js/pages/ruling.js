@@ -14,15 +14,37 @@ function seatLabel(r) {
 
 const { main, data } = page();
 
+/** A fact's value in words: an absent value or an empty list is "none", a flag is
+ * yes/no, a list reads as a list and a record as "key: value" pairs (never the JSON
+ * spelling: "null", "[]", braces). */
+function words(v) {
+  if (v === null || v === undefined || (Array.isArray(v) && !v.length)) return "none";
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (Array.isArray(v)) return v.map(words).join(", ");
+  if (typeof v === "object") {
+    const entries = Object.entries(v);
+    return entries.length ? entries.map(([k, x]) => `${k.replaceAll("_", " ")}: ${words(x)}`).join("; ") : "none";
+  }
+  return String(v);
+}
+
 function facts(obj) {
   const entries = Object.entries(obj || {});
   if (!entries.length) return el("span", { class: "muted" }, "none");
   return el("dl", { class: "facts" }, entries.flatMap(([k, v]) => [
     el("dt", {}, k.replaceAll("_", " ")),
-    el("dd", {}, isCards(v)
+    el("dd", { class: words(v) === "none" ? "muted" : null }, isCards(v)
       ? [cardRow(v, { small: true }), el("span", { class: "muted" }, v.map(cardName).join(", "))]
-      : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)),
+      : words(v)),
   ]));
+}
+
+/** A voided transfer in words: who would have paid whom, how much, why, and where. */
+function voided(v) {
+  const head = v.payer !== undefined && v.payee !== undefined && v.amount !== undefined
+    ? `${v.payer} would have paid ${v.payee} ${v.amount}${v.reason ? ` (${v.reason})` : ""}`
+    : words(v);
+  return v.position !== undefined && v.payer !== undefined ? `${head} · event #${v.position}` : head;
 }
 
 async function load() {
@@ -64,7 +86,7 @@ async function load() {
     facts(r.facts),
     el("h2", {}, "Effect"),
     facts(r.effect),
-    r.voided && r.voided.length ? [el("h2", {}, "Voided"), el("ul", {}, r.voided.map((v) => el("li", {}, JSON.stringify(v))))] : null,
+    r.voided && r.voided.length ? [el("h2", {}, "Voided"), el("ul", { id: "voided" }, r.voided.map((v) => el("li", {}, voided(v))))] : null,
     el("h2", {}, "Dispute history"),
     r.history.length
       ? el("ol", { class: "history", id: "history" }, r.history.map((h) => el("li", {},

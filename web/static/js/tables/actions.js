@@ -150,7 +150,7 @@ export function controls(shapes, { state, picked, submit, budget = MAX_CONTROLS,
           const allowed = shape.sides[code] || [];
           const select = el("select", { "aria-label": `${cardName(code)}: face up or down`, "data-side": String(i),
             onchange: (e) => onSide(i, e.target.value) },
-          ...allowed.map((s) => el("option", { value: s, selected: (sides[i] || allowed[0]) === s }, `${code} face ${s}`)));
+          ...allowed.map((s) => el("option", { value: s, selected: (sides[i] || allowed[0]) === s }, `${cardName(code)} face ${s}`)));
           group.append(el("label", {}, i === 0 ? "upper " : "lower ", select));
           count += 1;
         });

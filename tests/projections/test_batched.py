@@ -99,3 +99,33 @@ def test_rebuild_in_chunks_equals_one_event_at_a_time_on_every_backend(store):
     while catch_up(store, projections, batch=next(sizes), max_batches=1):
         pass
     assert _dumps(store) == one_at_a_time
+
+
+def test_catching_up_raises_the_young_gc_threshold_and_always_restores_it():
+    """Threads catching up at once share the raised threshold; the last one out (by
+    an exception too) puts back what was there before."""
+    import gc
+    import threading
+
+    from kartludo.projections.runner import BATCH_GC_THRESHOLD, _fewer_collections
+
+    before = gc.get_threshold()
+    inside, release = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with _fewer_collections():
+            inside.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert inside.wait(10)
+    try:
+        with _fewer_collections():
+            raise RuntimeError("a projection failed")
+    except RuntimeError:
+        pass
+    assert gc.get_threshold()[0] == max(before[0], BATCH_GC_THRESHOLD)  # the other thread still catches up
+    release.set()
+    thread.join(10)
+    assert gc.get_threshold() == before

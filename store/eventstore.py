@@ -552,8 +552,8 @@ class EventStore:
 
     def query_with_horizon(self, sql: str, **params: Any) -> tuple[int, list[Sequence[Any]]]:
         """Run a follower's own query (``position, <columns>`` rows, settled or not)
-        with the horizon taken just before it, in one round trip: the follower may use
-        every row, but move its cursor only over positions below the horizon."""
+        with the horizon taken just before it: the follower may use every row, but
+        move its cursor only over positions below the horizon (0 when no row came)."""
         try:
             with self._connection() as conn:
                 found: tuple[int, list[Sequence[Any]]] = self._driver.query_with_horizon(conn, sql, params)
@@ -571,8 +571,11 @@ class EventStore:
             return True
         deadline = time.monotonic() + timeout
         pause = 0.001
-        row = self._query_one(f"SELECT (SELECT max(position) FROM events), {expr}")
+        # the cheap horizon first: usually already past the head
+        row = self._query_one(f"SELECT (SELECT max(position) FROM events), {self._driver.quick_horizon_expr}")
         head, horizon = (row[0] or 0, int(row[1])) if row else (0, UNBOUNDED)
+        if horizon <= head:
+            horizon = self.horizon()
         while horizon <= head:
             if time.monotonic() >= deadline:
                 return False

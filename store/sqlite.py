@@ -23,6 +23,7 @@ class SqliteDriver:
     OperationalError = sqlite3.OperationalError
     #: one writer at a time: a committed row is settled as soon as it is visible
     horizon_expr = ""
+    quick_horizon_expr = ""
 
     def enter(self, conn: Any) -> None:
         """Nothing to set: the engine's connect hook already made the connection ours."""

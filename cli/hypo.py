@@ -192,10 +192,11 @@ def rollout(env: Env, hypo_id: str, n: int, bots: str, seed: int | None, hidden:
 
     ro.check_request(n, hidden, seed)
     h = hy.load(env.store, hypo_id)
-    if sys.stderr.isatty():
+    if sys.stderr.isatty():  # the bar on stderr: stdout stays the result alone (`--format json > f`)
+        from rich.console import Console
         from rich.progress import Progress
 
-        with Progress(transient=True) as bar:
+        with Progress(console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task(f"{n} rollouts", total=n)
             result = ro.rollout(h, n, bots=bots, seed=seed, hidden=hidden,
                                 progress=lambda k: bar.advance(task, k))

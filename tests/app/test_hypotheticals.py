@@ -242,3 +242,35 @@ def test_adjusting_scores_changes_standings_by_exactly_the_difference(store, gam
     state = match.game.evolve(match.state, decided)
     a, b = hy.totals(match.game, match.state, players), hy.totals(match.game, state, players)
     assert {p: b[p] - a[p] for p in players} == delta
+
+
+def test_a_rollout_shows_its_progress_on_the_terminal_and_keeps_stdout_clean(db_url, store):
+    """On a terminal the progress bar goes to stderr, so ``--format json > file`` (stdout
+    redirected, stderr still the terminal) shows the bar and writes clean JSON."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    mid = one_deal(store, "uxinjo")
+    hid = hy.create(store, mid, 1, 1)
+    leader, follower = pty.openpty()
+    cli = [sys.executable, "-m", "kartludo.cli.main"]
+    proc = subprocess.Popen([*cli, "--db", db_url, "hypo", "rollout", hid, "--n", "300", "--seed", "1",
+                             "--format", "json"], stdout=subprocess.PIPE, stderr=follower, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "COLUMNS": "100", "TERM": "xterm"})
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    out, _ = proc.communicate(timeout=120)
+    os.close(leader)
+    assert proc.returncode == 0, shown
+    assert b"300 rollouts" in shown and "━".encode() in shown  # the bar, drawn on the terminal (stderr)
+    assert json.loads(out)["n"] == 300  # stdout: the JSON alone

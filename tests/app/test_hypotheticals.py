@@ -274,3 +274,26 @@ def test_a_rollout_shows_its_progress_on_the_terminal_and_keeps_stdout_clean(db_
     assert proc.returncode == 0, shown
     assert b"300 rollouts" in shown and "━".encode() in shown  # the bar, drawn on the terminal (stderr)
     assert json.loads(out)["n"] == 300  # stdout: the JSON alone
+
+
+def test_verify_refuses_a_hypothetical_whose_citation_is_wrong(k, store):
+    """``verify`` checks each hypothetical's citation: a wrong origin hash, a version the
+    match does not have, or a step that is not the cited version is reported, exit 1."""
+    import msgspec
+
+    from kartludo.events.hypo import HypoStarted
+
+    mid = one_deal(store, "uxinjo")
+    good = hy.load(store, hy.create(store, mid, 1, 2)).started
+    assert "1 hypotheticals cite their origin" in k("verify")
+    bad = {"badhash": msgspec.structs.replace(good, origin_hash="00" * 32),
+           "nosuchv": msgspec.structs.replace(good, origin_version=10_000),
+           "badstep": msgspec.structs.replace(good, step=3)}
+    for name, started in bad.items():
+        assert isinstance(started, HypoStarted)
+        store.append(hy.hypo_stream(name), [started], 0, actor="forger")
+    out = k("verify", "--all-problems", code=1)
+    assert "hypothetical badhash: cites origin hash 0000000000000000" in out
+    assert "hypothetical nosuchv: cites match" in out and "which does not exist" in out
+    assert "hypothetical badstep: does not re-fold" in out and "not the cited" in out
+    assert f"hypothetical {good.origin_hash}" not in out and "BAD hypothetical" in out

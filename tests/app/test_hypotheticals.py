@@ -173,7 +173,9 @@ def fouled_finished_match(store) -> tuple[str, Ruling]:
 
 
 def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reaches_standings(k, store):
-    from kartludo.app.adjust import recorded_deal_score
+    from fractions import Fraction
+
+    from kartludo.app.adjust import largest_remainder, recorded_deal_score
     from kartludo.engine.uxinjo.state import match_points
 
     mid, ruling = fouled_finished_match(store)
@@ -205,17 +207,21 @@ def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reache
     recorded = recorded_deal_score(store, mid, ruling.deal)
     out = k("audit", "decide", audit_id, "--by", "td-mia", "--adjust", f"{h1}:0.6,{h2}:0.4", "--reason", "12C1(c)")
     assert "adjusted by td-mia" in out
-    exact = {p: 0.6 * s1[p] + 0.4 * s2[p] for p in recorded}
+    exact = {p: Fraction(3, 5) * s1[p] + Fraction(2, 5) * s2[p] for p in recorded}
+    awarded = largest_remainder(exact, list(recorded))  # whole points keeping the exact mean's sum
+    assert all(abs(awarded[p] - exact[p]) < 1 for p in recorded)
     after = svc.state_json(svc.load(mid), ALL)
-    for p in recorded:
-        awarded = after["totals"][p] - before["totals"][p] + recorded[p]
-        assert abs(awarded - exact[p]) < 1  # whole points, by largest remainder
+    # each total moves by exactly the awarded score less the deal's score as played
+    assert {p: after["totals"][p] - before["totals"][p] for p in recorded} == \
+        {p: awarded[p] - recorded[p] for p in recorded}
     assert sum(after["totals"].values()) == sum(before["totals"].values())
     shown = k("audit", "show", audit_id)
     assert "as played" in shown and "awarded" in shown and h1 in shown and h2 in shown
     record = json.loads(k("audit", "show", audit_id, "--json"))
     [adj] = record["adjustments"]
     assert adj["recorded"] == recorded and adj["weights"] == {h1: 0.6, h2: 0.4}
+    assert adj["adjustment"] == {p: awarded[p] - recorded[p] for p in recorded}
+    assert adj["adjusted"] == {p: float(exact[p]) for p in recorded}
     assert record["record"]["status"] == "adjusted"
     # standings are the match's result as adjusted (Uxinjo: MP from the adjusted markers), and rebuild the same
     standings = json.loads(k("standings", "--game", "uxinjo", "--format", "json"))

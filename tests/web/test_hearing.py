@@ -224,3 +224,47 @@ def test_a_player_comments_from_the_replay_and_the_td_from_the_room(site, page, 
     page.click("#comment button[type=submit]")
     expect(page.locator("#annotations")).to_contain_text("noted at the hearing")
     assert [a.role for a in annotations_of(site.store, f"{mid}/{RULING}")] == ["player", "td"]
+
+
+def test_the_td_opens_the_room_from_the_page_shares_its_link_and_closes_it(site, browser, page, shots):
+    """A TD who opens the hearing page of a room not yet open is offered to open it, sees
+    the followers' link to share (the server keeps only its hash), and closes the room
+    from the page; the follower who opened that link is told."""
+    import re
+
+    from playwright.sync_api import expect
+
+    mid = foul_then_void_win(MatchService(site.store))
+    appeal(site.store, resolve_ruling(site.store, f"{mid}/{RULING}"), "ann", "my six cards made two sets")
+    page.goto(f"{site.url}/ui/hearing/{mid}/{RULING}#token={site.td_token}")
+    expect(page.locator("#room")).to_contain_text("closed")
+    assert page.locator("#prev").count() == 0  # nothing to lead until the room opens
+    page.select_option("#link-expiry", "7200")
+    page.click("#room-open")
+    expect(page.locator("#room-link")).to_be_visible()
+    shared = page.input_value("#room-link")
+    assert shared.startswith(f"{site.url}/ui/hearing/{mid}/{RULING}#link=")
+    expect(page.locator("#room")).to_contain_text(re.compile(r"link valid until \d{4}-\d\d-\d\d \d\d:\d\d UTC"))
+    expect(page.locator("#prev")).to_be_visible()
+    page.screenshot(path=str(shots / "leader-room.png"), full_page=True)
+
+    follower_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    follower = follower_ctx.new_page()
+    follower.goto(shared)
+    expect(follower.locator("#where")).to_be_visible()
+    assert follower.locator("#room").count() == 0  # the room's controls are the leader's
+    page.click("#prev")
+    expect(follower.locator("#where")).to_have_text(page.locator("#where").inner_text(), timeout=2000)
+
+    # a new link replaces the old one: the page shows the new one, the old stops working
+    page.click("#room-open")
+    expect(page.locator("#room-link")).not_to_have_value(shared)
+    old = shared.split("#link=")[1]
+    assert httpx.get(f"{site.url}/hearings/{mid}/{RULING}", params={"link": old}).status_code == 403
+    expect(follower.locator("#closed")).to_be_visible(timeout=2000)
+
+    page.click("#room-close")
+    expect(page.locator("#room")).to_contain_text("closed")
+    expect(page.locator("#room-link")).to_have_count(0)
+    assert not site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)["open"]
+    follower_ctx.close()

@@ -55,6 +55,61 @@ async function decide(decision, extra = {}) {
   }
 }
 
+// --- the room: opened, shared and closed by the leader ----------------------------------------
+
+// The followers' link as this page last opened it: the server keeps only its hash, so a
+// link made elsewhere cannot be shown again (a new one replaces it).
+let shared = null;
+
+async function openRoom(expiresIn) {
+  nodes.message.replaceChildren();
+  try {
+    const r = await api(`${base}${expiresIn ? `?expires_in=${expiresIn}` : ""}`, { token, method: "POST" });
+    shared = new URL(r.url, location.origin).href;
+    render(await api(base, { token }));
+  } catch (err) {
+    say(nodes.message, err);
+  }
+}
+
+async function closeRoom() {
+  nodes.message.replaceChildren();
+  try {
+    await api(`${base}/close`, { token, method: "POST" });
+    shared = null;
+    render(await api(base, { token }));
+  } catch (err) {
+    say(nodes.message, err);
+  }
+}
+
+// "2026-12-01T09:41:56.995962Z" -> "2026-12-01 09:41 UTC"
+const when = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+function roomPanel(f) {
+  const expiry = el("select", { id: "link-expiry" },
+    [["", "when I close the room"], ["7200", "in 2 hours"], ["86400", "in a day"], ["604800", "in a week"]]
+      .map(([v, text]) => el("option", { value: v }, text)));
+  const opener = el("button", { type: "button", id: "room-open", onclick: () => openRoom(expiry.value) },
+    f.open ? "Make a new link" : "Open the room");
+  const until = el("label", {}, " The link stops working ", expiry, " ");
+  if (!f.open) {
+    return el("section", { id: "room", class: "room" },
+      el("p", {}, "The room is closed. Open it to lead the hearing: you get a read-only link to share, "
+        + "and whoever opens it follows your moves live (it shows every hand)."), until, opener);
+  }
+  const link = shared
+    ? el("p", {}, el("label", {}, "Followers' link ",
+      el("input", { id: "room-link", readonly: true, size: 70, value: shared, onfocus: (ev) => ev.target.select() })), " ",
+      el("button", { type: "button", id: "room-copy", onclick: () => navigator.clipboard && navigator.clipboard.writeText(shared) }, "Copy"))
+    : el("p", { class: "muted" }, "The room is open with a link made earlier (it is shown only when made): "
+      + "make a new link to share it again; the old one then stops working.");
+  return el("section", { id: "room", class: "room" },
+    el("p", {}, el("strong", {}, "The room is open"), f.expires_at ? ` · link valid until ${when(f.expires_at)}` : " · the link works until you close the room"),
+    link, until, opener, " ",
+    el("button", { type: "button", id: "room-close", onclick: closeRoom }, "Close the room"));
+}
+
 // --- the leader's controls ------------------------------------------------------------------
 
 function stepControls(f) {
@@ -254,8 +309,9 @@ function render(f) {
   // show() drops the parts this frame lacks (replaceChildren would print them as "null")
   show(nodes.frame,
     el("p", {}, "Ruling on ", el("strong", {}, r.player), " · ", ruleLink(r.rule, f.game), ` · ${r.status}`,
-      f.expires_at ? ` · link valid until ${f.expires_at}` : ""),
-    token ? stepControls(f) : el("p", { class: "muted", id: "follower-note" }, "You follow the TD: the room moves with them."),
+      !token && f.expires_at ? ` · link valid until ${when(f.expires_at)}` : ""),
+    token ? roomPanel(f) : null,
+    token ? (f.open ? stepControls(f) : null) : el("p", { class: "muted", id: "follower-note" }, "You follow the TD: the room moves with them."),
     el("p", { class: "now", id: "moment" },
       el("span", { class: "where", id: "where" }, `Step ${f.step}/${f.of} · ${f.view === "all" ? "all hands" : `${f.view}'s view`}`),
       f.step === f.ruled_step ? el("strong", { id: "at-ruling" }, " · the ruling") : null,

@@ -268,3 +268,38 @@ def test_the_td_opens_the_room_from_the_page_shares_its_link_and_closes_it(site,
     expect(page.locator("#room-link")).to_have_count(0)
     assert not site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)["open"]
     follower_ctx.close()
+
+
+def test_the_ruling_page_lists_the_deals_hypotheticals_with_their_results(site, page, room):
+    """Once the ruled deal has ended the ruling's page lists the hypotheticals made from
+    it: where each starts, its settled deal score or its last rollout's means."""
+    from playwright.sync_api import expect
+
+    from kartludo.app import hypotheticals as hy
+    from kartludo.app import rollouts as ro
+
+    mid, _ = room
+    played = hy.create(site.store, mid, 1, 2, label="had ann discarded")
+    for _ in range(50):  # each seat to move plays its first legal command, to the settlement
+        h = hy.load(site.store, played)
+        if h.settled:
+            break
+        seat = h.game.to_act(hy.pending(h.game, h.match.state)[1])[0]
+        command = hy.legal(h, h.match.players[seat])[0]
+        hy.execute(site.store, played, hy.play(lambda _h, c=command: c))
+    scores = hy.load(site.store, played).deal_scores()
+    assert scores is not None
+    rolled = hy.create(site.store, mid, 1, 1)
+    result = ro.rollout(hy.load(site.store, rolled), 10, seed=3)
+    ro.record(site.store, result)
+
+    page.goto(f"{site.url}/ui/audit/{mid}/{RULING}")  # no token: the deal has ended
+    rows = page.locator("#hypotheticals li")
+    expect(rows).to_have_count(2)
+    first = rows.nth(0).inner_text()
+    assert played in first and "step 2" in first and "had ann discarded" in first
+    assert "settled: " + ", ".join(f"{p} {v:+d}" for p, v in scores.items()) in first
+    second = rows.nth(1).inner_text()
+    assert rolled in second and "step 1" in second and "in play" in second
+    assert "10 rollouts" in second and f"ann mean {result.players['ann']['mean']:+.2f}" in second
+    expect(page.locator("#hearing-link")).to_have_attribute("href", f"/ui/hearing/{mid}/{RULING}")

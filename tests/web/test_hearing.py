@@ -303,3 +303,35 @@ def test_the_ruling_page_lists_the_deals_hypotheticals_with_their_results(site, 
     assert rolled in second and "step 1" in second and "in play" in second
     assert "10 rollouts" in second and f"ann mean {result.players['ann']['mean']:+.2f}" in second
     expect(page.locator("#hearing-link")).to_have_attribute("href", f"/ui/hearing/{mid}/{RULING}")
+
+
+def test_the_leader_shows_again_a_hypothetical_made_earlier(site, browser, page, room):
+    """Every hypothetical of the deal is listed in the room; the leader shows any of them
+    again (the followers follow), and its facts read as cards."""
+    from playwright.sync_api import expect
+
+    mid, opened = room
+    page.goto(f"{site.url}/ui/hearing/{mid}/{RULING}#token={site.td_token}")
+    expect(page.locator("#where")).to_be_visible()
+    page.click("#prev")
+    page.click("#prev")
+    page.click("#branch")
+    expect(page.locator("#hypothetical")).to_be_visible()
+    first = site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)["hypothetical"]["id"]
+    page.click("#next")
+    page.click("#branch")
+    expect(page.locator("#hypo-title")).not_to_contain_text(first)
+    expect(page.locator("#hypo-list li")).to_have_count(2)
+
+    follower_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    follower = follower_ctx.new_page()
+    follower.goto(site.url + opened["url"])
+    expect(follower.locator("#hypo-list li")).to_have_count(2)
+    assert follower.locator("#hypo-list button").count() == 0  # followers watch
+    page.click(f"#hypo-show-{first}")
+    expect(page.locator("#hypo-title")).to_contain_text(first)
+    expect(follower.locator("#hypo-title")).to_contain_text(first, timeout=2000)
+    expect(page.locator(f"#hypo-show-{first}")).to_have_count(0)  # the one shown has no button
+    # the ruling's cards drawn as cards, not as a JSON list
+    expect(follower.locator(".facts .card")).to_have_count(6)
+    follower_ctx.close()

@@ -4,6 +4,7 @@
 // player), proposes an adjusted score and decides. Followers open the TD's read-only
 // link (#link=…) and see the same moment live (SSE); they cannot move.
 import { api, el, errorBox, page, ruleLink, show, takeTokenFromFragment } from "../api.js";
+import { cardName, cardRow } from "../cards.js";
 import { renderTable } from "../tables/index.js";
 
 const { main, data } = page();
@@ -217,13 +218,38 @@ function hypoPanel(f) {
   const h = f.hypothetical;
   if (!h) return null;
   return el("section", { id: "hypothetical", "aria-label": "Hypothetical" },
-    el("h2", {}, `Hypothetical ${h.id} · from step ${h.step}`, h.label ? ` · ${h.label}` : ""),
+    el("h2", { id: "hypo-title" }, `Hypothetical ${h.id} · from step ${h.step}`, h.label ? ` · ${h.label}` : ""),
     el("p", { id: "hypo-where" }, h.moves.length ? h.moves[h.moves.length - 1] : "No other move played yet.",
       h.settled ? el("strong", {}, " · settled") : null),
     h.moves.length ? el("ol", { class: "hypo-moves" }, h.moves.map((m) => el("li", {}, m.replace(/^h[0-9]+\. /, "")))) : null,
     token ? hypoControls(h) : null,
     renderTable(h.state),
     chart(h));
+}
+
+// Every hypothetical of the deal: the leader shows any of them again.
+function hypoList(f) {
+  if (!f.hypotheticals.length) return null;
+  const shown = f.hypothetical ? f.hypothetical.id : "";
+  const signed = (scores) => Object.entries(scores).map(([p, v]) => `${p} ${v >= 0 ? "+" : ""}${v}`).join(", ");
+  return el("section", { id: "hypo-list", "aria-label": "Hypotheticals of this deal" },
+    el("h2", {}, "Hypotheticals of this deal"),
+    el("ul", {}, f.hypotheticals.map((h) => el("li", {},
+      el("code", {}, h.hypothetical), ` from step ${h.step}`, h.label ? ` · ${h.label}` : "", " · ",
+      h.settled ? `settled: ${signed(h.deal_scores)}` : "in play",
+      h.last_rollout ? ` · ${h.last_rollout.n} rollouts` : "",
+      h.hypothetical === shown ? el("strong", {}, " · shown") : token
+        ? [" ", el("button", { type: "button", id: `hypo-show-${h.hypothetical}`,
+          onclick: () => lead("/show", { hypothetical: h.hypothetical }) }, "Show")]
+        : null))));
+}
+
+// A fact as on the ruling's page: cards drawn as cards, anything else as text.
+const isCards = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === "string" && cardName(c) !== c);
+function factValue(v) {
+  if (isCards(v)) return [cardRow(v, { small: true }), el("span", { class: "muted" }, v.map(cardName).join(", "))];
+  if (v === null) return "—";
+  return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 
 // --- the decision, with an adjusted score proposed from the hypotheticals -------------------
@@ -317,10 +343,11 @@ function render(f) {
       f.step === f.ruled_step ? el("strong", { id: "at-ruling" }, " · the ruling") : null,
       el("br"), f.description),
     hypoPanel(f),
+    hypoList(f),
     f.hypothetical ? el("h2", {}, "The deal as played") : null,
     renderTable(f.state),
     el("h2", {}, "Facts"),
-    el("dl", { class: "facts" }, Object.entries(r.facts || {}).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, JSON.stringify(v))])),
+    el("dl", { class: "facts" }, Object.entries(r.facts || {}).flatMap(([k, v]) => [el("dt", {}, k.replaceAll("_", " ")), el("dd", {}, factValue(v))])),
     el("h2", {}, "Annotations"),
     token ? commentForm(f) : null,
     f.annotations.length

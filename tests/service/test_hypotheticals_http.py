@@ -67,6 +67,10 @@ def test_only_a_td_makes_plays_and_rolls_out_a_hypothetical(client, store, td_to
                         headers=bearer(td_token))
     assert moved.status_code == 201 and moved.json()["described"], moved.text
     assert MatchService(store).load(mid).version == store.stream_version(stream_of(mid))  # the match never moved
+    # the match list and the standings (with ratings) know matches only
+    listed = client.get("/matches", headers=bearer(td_token)).json()
+    rows = listed["matches"] if isinstance(listed, dict) else listed
+    assert [m["match"] for m in rows] == [mid] and hid not in client.get("/standings").text
 
 
 def test_an_adjusted_decision_over_http_is_the_clis(client, store, td_token):

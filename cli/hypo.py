@@ -61,7 +61,7 @@ def act(env: Env, hypo_id: str, player: str, verb: str, args: tuple[str, ...]) -
 
     played = hy.act(env.store, hypo_id, player, verb, args)
     h = hy.load(env.store, played.hypothetical)
-    for line in hy.describe_played(h, played, h.match.seat_of(player)):
+    for line in hy.describe_played(h, played, h.seat_of(player)):
         click.echo(line)
     scores = h.deal_scores()
     if scores is not None:
@@ -109,7 +109,7 @@ def state(env: Env, hypo_id: str, player: str | None, all_hands: bool, as_json: 
     if player and all_hands:
         raise click.UsageError("use either --as PLAYER or --all")
     h = hy.load(env.store, hypo_id)
-    viewer = h.match.seat_of(player) if player else ALL
+    viewer = h.seat_of(player) if player else ALL
     if as_json:
         echo_json(hy.state_json(env.store, h, viewer))
         return
@@ -134,7 +134,7 @@ def replay(env: Env, hypo_id: str, player: str | None) -> None:
     from kartludo.engine.base import ALL
 
     h = hy.load(env.store, hypo_id)
-    for line in hy.replay_lines(h, h.match.seat_of(player) if player else ALL):
+    for line in hy.replay_lines(h, h.seat_of(player) if player else ALL):
         click.echo(line)
 
 

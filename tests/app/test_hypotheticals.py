@@ -127,6 +127,8 @@ def test_rollout_bounds_and_refusals_write_nothing(k, store):
     assert "no deal 5" in k("hypo", "new", mid, "--deal", "5", "--step", "1", code=1)
     assert "negative" in k("hypo", "new", mid, "--deal", "1", "--step", "-1", code=1)
     assert "no hypothetical" in k("hypo", "state", "ffffff", code=1)
+    for args in (("act", hid, "--as", "zed", "draw"), ("legal", hid, "--as", "zed"), ("state", hid, "--as", "zed")):
+        assert f"'zed' does not play in hypothetical {hid} of match {mid}" in k("hypo", *args, code=1)
     assert store.stream_version(hy.hypo_stream(hid)) == version
     assert len(hy.list_hypotheticals(store)) == 1
 

@@ -118,6 +118,12 @@ def test_replay_diagram_holds_the_cards_of_step_k(k, store, two_matches, tmp_pat
     png = tmp_path / "d.png"
     k("replay", m, "--deal", "2", "--to", "3", "--diagram", "png", "-o", str(png))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from PIL import Image  # cairosvg's own dependency
+
+    svg_of_3 = ET.fromstring((tmp_path / "d3.svg").read_text())
+    with Image.open(png) as im:  # the diagram's size, with the cards drawn in it (not a blank page)
+        assert im.size == (int(float(svg_of_3.get("width"))), int(float(svg_of_3.get("height"))))
+        assert len(im.convert("RGB").getcolors(maxcolors=100_000) or []) > 50
     assert "go together" in k("replay", m, "--deal", "2", "--diagram", "svg", code=2)
 
 

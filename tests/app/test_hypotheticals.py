@@ -131,6 +131,12 @@ def test_rollout_bounds_and_refusals_write_nothing(k, store):
         assert f"'zed' does not play in hypothetical {hid} of match {mid}" in k("hypo", *args, code=1)
     assert store.stream_version(hy.hypo_stream(hid)) == version
     assert len(hy.list_hypotheticals(store)) == 1
+    # random bots, seeded, repeat too (and are recorded as random)
+    runs = [json.loads(k("hypo", "rollout", hid, "--n", "8", "--bots", "random", "--seed", "2", "--format", "json"))
+            for _ in range(2)]
+    assert runs[0]["bots"] == "random" and (runs[0]["players"], runs[0]["outcomes"]) == \
+        (runs[1]["players"], runs[1]["outcomes"])
+    assert [r.bots for r in hy.load(store, hid).rollouts] == ["random", "random"]
 
 
 @pytest.mark.parametrize("game", list(PLAYERS))

@@ -122,8 +122,41 @@ def _html_page(title: str, body: str, up: str = "") -> str:
             f'<nav><a href="{up}index.html">Casebook index</a></nav>{body}</body></html>\n')
 
 
+def _value(v: Any) -> str:
+    """A fact as a reader reads it: cards (and other words) space-separated, yes/no, a
+    dash for nothing; anything else as JSON (never a Python repr)."""
+    import json
+
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return " ".join(v) if v else "—"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _seat(r: AuditRecord) -> str:
+    """The seat as the table names it (Or, Su, …)."""
+    from kartludo.engine.registry import get_game
+
+    names = get_game(r.game).seat_names
+    return names[r.seat] if 0 <= r.seat < len(names) else str(r.seat + 1)
+
+
+def _adjusted(a: dict[str, Any]) -> str:
+    """An adjustment: as played, the weighted mean when it is not whole, and the whole
+    points awarded (the score as played moved by the recorded adjustment)."""
+    awarded = {p: a["recorded"][p] + a["adjustment"][p] for p in a["recorded"]}
+    exact = a["adjusted"]
+    mean = "" if all(float(v).is_integer() for v in exact.values()) else f" (weighted mean {_scores(exact)})"
+    return f"as played {_scores(a['recorded'])} → awarded {_scores(awarded)}{mean}"
+
+
 def _kv(d: dict[str, Any]) -> str:
-    rows = "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>" for k, v in d.items())
+    rows = "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(_value(v))}</td></tr>" for k, v in d.items())
     return f"<table>{rows}</table>" if rows else '<p class="muted">none recorded</p>'
 
 
@@ -134,7 +167,8 @@ def _scores(d: dict[str, Any] | None) -> str:
 def _rollout_line(r: dict[str, Any]) -> str:
     means = ", ".join(f"{p} mean {st['mean']:+.2f} (p10 {st['p10']:+g}, p50 {st['p50']:+g}, p90 {st['p90']:+g})"
                       for p, st in r["players"].items())
-    return f"n={r['n']} · {r['bots']} bots · hidden cards {r['hidden']} · seed {r['seed']}: {means}"
+    seed = "unseeded" if r["seed"] is None else f"seed {r['seed']}"
+    return f"n={r['n']} · {r['bots']} bots · hidden cards {r['hidden']} · {seed}: {means}"
 
 
 def _rule_href(case: Case, up: str = "../") -> str | None:
@@ -147,7 +181,7 @@ def case_html(case: Case) -> str:
     r, ctx = case.record, case.context
     parts = [f"<h1>Ruling {escape(r.id)}</h1>",
              f'<p>{escape(r.game)} · match {escape(r.match)} · deal {r.deal} · event #{r.position} (v{r.version}) · '
-             f'{escape(r.recorded_at)} · on <b>{escape(r.player)}</b> (seat {r.seat}) · '
+             f'{escape(r.recorded_at)} · on <b>{escape(r.player)}</b> (seat {escape(_seat(r))}) · '
              f'<span class="status">{escape(r.status)}</span></p>',
              "<h2>The deal when ruled</h2>",
              f'<div class="diagram">{case.svg}</div>',
@@ -168,8 +202,7 @@ def case_html(case: Case) -> str:
         parts.append('<p class="muted">not appealed</p>')
     for a in ctx.adjustments:
         weights = ", ".join(f"{h} × {w:g}" for h, w in a["weights"].items()) or "set directly"
-        parts.append(f"<p>Adjusted by {escape(a['by'])} ({escape(weights)}): as played {_scores(a['recorded'])}"
-                     f" → awarded {_scores(a['adjusted'])}</p>")
+        parts.append(f"<p>Adjusted by {escape(a['by'])} ({escape(weights)}): {escape(_adjusted(a))}</p>")
     parts.append("<h2>Hypotheticals and rollouts</h2>")
     if not case.hypotheticals:
         parts.append('<p class="muted">none</p>')
@@ -193,19 +226,18 @@ def case_md(case: Case) -> str:
     href = _rule_href(case)
     lines = [f"# Ruling {r.id}", "",
              f"{r.game} · match {r.match} · deal {r.deal} · event #{r.position} (v{r.version}) · {r.recorded_at} · "
-             f"on **{r.player}** (seat {r.seat}) · **{r.status}**", "",
+             f"on **{r.player}** (seat {_seat(r)}) · **{r.status}**", "",
              "## The deal when ruled", "", f"![deal diagram]({file_name(r.id)}.svg)", "",
              "## The rule", "", f"[{r.rule}]({href})" if href else r.rule, "", "## The facts", ""]
-    lines += [f"- {k}: {v}" for k, v in r.facts.items()] + ["", "### Effect", ""]
-    lines += [f"- {k}: {v}" for k, v in r.effect.items()]
+    lines += [f"- {k}: {_value(v)}" for k, v in r.facts.items()] + ["", "### Effect", ""]
+    lines += [f"- {k}: {_value(v)}" for k, v in r.effect.items()]
     if r.series_effect:
         lines += ["", f"Series: {r.series_effect}"]
     lines += ["", "## Events around the ruling", "", "```", *ctx.before, "—", *ctx.after, "```", "",
               "## Appeal and decision", ""]
     lines += [f"- {h['at']} · **{h['kind']}** by {h['by']}: {h['reason']}" for h in r.history] or ["not appealed"]
     for a in ctx.adjustments:
-        lines.append(f"- adjusted by {a['by']}: as played {_scores(a['recorded'])} → awarded "
-                     f"{_scores(a['adjusted'])}")
+        lines.append(f"- adjusted by {a['by']}: {_adjusted(a)}")
     lines += ["", "## Hypotheticals and rollouts", ""]
     if not case.hypotheticals:
         lines.append("none")

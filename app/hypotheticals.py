@@ -20,7 +20,7 @@ import msgspec
 
 from kartludo.app import aggregate
 from kartludo.app.aggregate import Match, describe, step
-from kartludo.app.errors import AppError, TooMuchContention, UnknownMatch, check_text
+from kartludo.app.errors import AppError, TooMuchContention, UnknownMatch, UnknownPlayer, check_text
 from kartludo.app.ids import resolve_prefix
 from kartludo.app.matches import MatchService, stream_of
 from kartludo.engine.base import ALL, FINISHED, WAITING_DEAL, Command, Game, Viewer
@@ -87,6 +87,15 @@ class Hypothetical(msgspec.Struct):
     @property
     def version(self) -> int:
         return self.match.version
+
+    def seat_of(self, player: str) -> int:
+        """``player``'s seat; the refusal names the hypothetical and its match (the
+        state's id is the hypothetical's, which is no match)."""
+        players = self.match.players
+        if player not in players:
+            raise UnknownPlayer(f"{player!r} does not play in hypothetical {self.id} of match {self.started.match} "
+                                f"(players: {', '.join(players)})")
+        return players.index(player)
 
     @property
     def settled(self) -> bool:
@@ -210,7 +219,7 @@ def act(store: EventStore, hypo: str, player: str, verb: str, args: Sequence[str
     """``player``'s command (CLI words, ``discard R5``) in the hypothetical."""
 
     def make(h: Hypothetical) -> Command:
-        return h.game.parse_command(h.match.seat_of(player), verb, list(args))
+        return h.game.parse_command(h.seat_of(player), verb, list(args))
 
     return execute(store, hypo, play(make), actor=player)
 
@@ -238,7 +247,7 @@ def pending(game: Game[Any], state: Any) -> tuple[list[Event], Any]:
 
 
 def legal(h: Hypothetical, player: str) -> list[Command]:
-    seat = h.match.seat_of(player)
+    seat = h.seat_of(player)
     if h.settled:
         return []
     return h.game.legal_commands(pending(h.game, h.match.state)[1], seat)

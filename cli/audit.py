@@ -119,9 +119,13 @@ def show(env: Env, ruling: str, fmt: str) -> None:
         click.echo(f"  {h['at']}  {h['kind']:<10} by {h['by']}: {h['reason']}  (#{h['position']})")
     for a in ctx.adjustments:
         weights = ", ".join(f"{h} × {w:g}" for h, w in a["weights"].items()) or "set directly"
+        awarded = {p: v + a["adjustment"][p] for p, v in a["recorded"].items()}  # whole points
+        whole = all(float(v).is_integer() for v in a["adjusted"].values())
         click.echo(f"adjusted by {a['by']} (deal {a['deal']}; {weights}): as played "
                    + ", ".join(f"{p} {v:+d}" for p, v in a["recorded"].items()) + " -> awarded "
-                   + ", ".join(f"{p} {v:+g}" for p, v in a["adjusted"].items()) + "; totals "
+                   + ", ".join(f"{p} {v:+d}" for p, v in awarded.items())
+                   + ("" if whole else " (weighted mean " + ", ".join(f"{p} {v:+g}" for p, v in a["adjusted"].items())
+                      + ", by largest remainder)") + "; totals "
                    + ", ".join(f"{p} {v:+d}" for p, v in a["adjustment"].items()))
     if ctx.hypotheticals:
         click.echo("hypotheticals from this deal:")
@@ -130,7 +134,8 @@ def show(env: Env, ruling: str, fmt: str) -> None:
         roll = h["last_rollout"]
         means = (f"; last rollout n={roll['n']} means " + ", ".join(f"{p} {st['mean']:+.2f}" for p, st
                                                                      in roll["players"].items())) if roll else ""
-        click.echo(f"  {h['hypothetical']} step {h['step']} {h['label']!r}: {result}{means}")
+        label = f" “{h['label']}”" if h["label"] else ""
+        click.echo(f"  {h['hypothetical']} step {h['step']}{label}: {result}{means}")
     if notes:
         click.echo("annotations:")
     for note in notes:

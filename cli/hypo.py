@@ -61,7 +61,7 @@ def act(env: Env, hypo_id: str, player: str, verb: str, args: tuple[str, ...]) -
 
     played = hy.act(env.store, hypo_id, player, verb, args)
     h = hy.load(env.store, played.hypothetical)
-    for line in hy.describe_played(h, played, h.match.seat_of(player)):
+    for line in hy.describe_played(h, played, h.seat_of(player)):
         click.echo(line)
     scores = h.deal_scores()
     if scores is not None:
@@ -109,7 +109,7 @@ def state(env: Env, hypo_id: str, player: str | None, all_hands: bool, as_json: 
     if player and all_hands:
         raise click.UsageError("use either --as PLAYER or --all")
     h = hy.load(env.store, hypo_id)
-    viewer = h.match.seat_of(player) if player else ALL
+    viewer = h.seat_of(player) if player else ALL
     if as_json:
         echo_json(hy.state_json(env.store, h, viewer))
         return
@@ -134,7 +134,7 @@ def replay(env: Env, hypo_id: str, player: str | None) -> None:
     from kartludo.engine.base import ALL
 
     h = hy.load(env.store, hypo_id)
-    for line in hy.replay_lines(h, h.match.seat_of(player) if player else ALL):
+    for line in hy.replay_lines(h, h.seat_of(player) if player else ALL):
         click.echo(line)
 
 
@@ -192,10 +192,11 @@ def rollout(env: Env, hypo_id: str, n: int, bots: str, seed: int | None, hidden:
 
     ro.check_request(n, hidden, seed)
     h = hy.load(env.store, hypo_id)
-    if sys.stderr.isatty():
+    if sys.stderr.isatty():  # the bar on stderr: stdout stays the result alone (`--format json > f`)
+        from rich.console import Console
         from rich.progress import Progress
 
-        with Progress(transient=True) as bar:
+        with Progress(console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task(f"{n} rollouts", total=n)
             result = ro.rollout(h, n, bots=bots, seed=seed, hidden=hidden,
                                 progress=lambda k: bar.advance(task, k))

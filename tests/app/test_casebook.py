@@ -118,6 +118,12 @@ def test_replay_diagram_holds_the_cards_of_step_k(k, store, two_matches, tmp_pat
     png = tmp_path / "d.png"
     k("replay", m, "--deal", "2", "--to", "3", "--diagram", "png", "-o", str(png))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from PIL import Image  # cairosvg's own dependency
+
+    svg_of_3 = ET.fromstring((tmp_path / "d3.svg").read_text())
+    with Image.open(png) as im:  # the diagram's size, with the cards drawn in it (not a blank page)
+        assert im.size == (int(float(svg_of_3.get("width"))), int(float(svg_of_3.get("height"))))
+        assert len(im.convert("RGB").getcolors(maxcolors=100_000) or []) > 50
     assert "go together" in k("replay", m, "--deal", "2", "--diagram", "svg", code=2)
 
 
@@ -162,3 +168,26 @@ def test_casebook_shows_the_deals_hypotheticals_with_every_rollout_summary(k, st
     page = unescape((tmp_path / "cb" / "cases" / f"{m}__{RULING}.html").read_text())
     assert f"{h} from step 2 “had ann drawn again”" in page
     assert page.count("n=5 · heuristic bots") == 2 and "seed 1:" in page and "seed 2:" in page
+
+
+def test_a_case_reads_as_a_casebook_and_shows_the_adjusted_score(k, store, two_matches, tmp_path):
+    """The seat is named as the table names it, the facts read as words and cards (not
+    Python reprs), an unseeded rollout says so, and an adjusted decision shows the score
+    as played and the whole points awarded."""
+    from kartludo.app import hypotheticals, rollouts
+
+    m = two_matches[0]
+    h = hypotheticals.create(store, m, 1, 2)
+    rollouts.record(store, rollouts.rollout(hypotheticals.load(store, h), 3))
+    k("audit", "appeal", f"{m}/{RULING}", "--by", "ann", "--reason", "two sets")
+    k("audit", "decide", f"{m}/{RULING}", "--by", "td-mia", "--adjust-scores", "ann=+2,bob=-1,cy=-1",
+      "--reason", "12C1(c)")
+    for fmt, name in (("html", f"{m}__{RULING}.html"), ("md", f"{m}__{RULING}.md")):
+        k("audit", "casebook", "--match", m, "--format", fmt, "-o", str(tmp_path / fmt))
+        page = unescape((tmp_path / fmt / "cases" / name).read_text())
+        assert "(seat Or)" in page and "(seat 0)" not in page
+        facts = page[page.index("The facts"): page.index("Events around the ruling")]
+        assert "R1 R3 R5 G2 G6 G9" in facts
+        assert not re.search(r"\bNone\b|\bFalse\b|\bTrue\b|\['", facts), facts
+        assert "unseeded" in page and "seed None" not in page
+        assert "as played ann +0, bob +0, cy +0" in page and "awarded ann +2, bob -1, cy -1" in page

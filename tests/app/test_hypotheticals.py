@@ -127,8 +127,16 @@ def test_rollout_bounds_and_refusals_write_nothing(k, store):
     assert "no deal 5" in k("hypo", "new", mid, "--deal", "5", "--step", "1", code=1)
     assert "negative" in k("hypo", "new", mid, "--deal", "1", "--step", "-1", code=1)
     assert "no hypothetical" in k("hypo", "state", "ffffff", code=1)
+    for args in (("act", hid, "--as", "zed", "draw"), ("legal", hid, "--as", "zed"), ("state", hid, "--as", "zed")):
+        assert f"'zed' does not play in hypothetical {hid} of match {mid}" in k("hypo", *args, code=1)
     assert store.stream_version(hy.hypo_stream(hid)) == version
     assert len(hy.list_hypotheticals(store)) == 1
+    # random bots, seeded, repeat too (and are recorded as random)
+    runs = [json.loads(k("hypo", "rollout", hid, "--n", "8", "--bots", "random", "--seed", "2", "--format", "json"))
+            for _ in range(2)]
+    assert runs[0]["bots"] == "random" and (runs[0]["players"], runs[0]["outcomes"]) == \
+        (runs[1]["players"], runs[1]["outcomes"])
+    assert [r.bots for r in hy.load(store, hid).rollouts] == ["random", "random"]
 
 
 @pytest.mark.parametrize("game", list(PLAYERS))
@@ -173,7 +181,9 @@ def fouled_finished_match(store) -> tuple[str, Ruling]:
 
 
 def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reaches_standings(k, store):
-    from kartludo.app.adjust import recorded_deal_score
+    from fractions import Fraction
+
+    from kartludo.app.adjust import largest_remainder, recorded_deal_score
     from kartludo.engine.uxinjo.state import match_points
 
     mid, ruling = fouled_finished_match(store)
@@ -181,10 +191,18 @@ def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reache
     svc = MatchService(store)
     before = svc.state_json(svc.load(mid), ALL)
     k("audit", "appeal", audit_id, "--by", "ann", "--reason", "the foul was unfair")
+    recorded = recorded_deal_score(store, mid, ruling.deal)
     h1 = k("hypo", "new", mid, "--deal", str(ruling.deal), "--step", "1").strip()
-    h2 = k("hypo", "new", mid, "--deal", str(ruling.deal), "--step", "1").strip()
+    s1 = play_out(store, h1, 11)
+    for seed in range(12, 60):  # a second result whose weighted mean awards other whole points than played
+        h2 = k("hypo", "new", mid, "--deal", str(ruling.deal), "--step", "1").strip()
+        s2 = play_out(store, h2, seed)
+        exact = {p: Fraction(3, 5) * s1[p] + Fraction(2, 5) * s2[p] for p in recorded}
+        awarded = largest_remainder(exact, list(recorded))  # whole points keeping the exact mean's sum
+        if awarded != recorded:
+            break
+    assert awarded != recorded, "no hypothetical played otherwise than the deal"
     other = mid if ruling.deal > 1 else None
-    s1, s2 = play_out(store, h1, 11), play_out(store, h2, 12)
     unsettled = hy.create(store, mid, ruling.deal, 1)
     head = store.head_position()
     # refusals: weights not summing to 1, an unfinished hypothetical, an unknown player, a bad sum
@@ -202,20 +220,24 @@ def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reache
         assert "not the ruled deal" in k("audit", "decide", audit_id, "--by", "td-mia", "--adjust",
                                          f"{h1}:0.5,{wrong}:0.5", "--reason", "x", code=1)
     assert not [r for r in store.read_all(head) if r.stream_id == stream_of(mid)]
-    recorded = recorded_deal_score(store, mid, ruling.deal)
     out = k("audit", "decide", audit_id, "--by", "td-mia", "--adjust", f"{h1}:0.6,{h2}:0.4", "--reason", "12C1(c)")
     assert "adjusted by td-mia" in out
-    exact = {p: 0.6 * s1[p] + 0.4 * s2[p] for p in recorded}
+    assert all(abs(awarded[p] - exact[p]) < 1 for p in recorded)
     after = svc.state_json(svc.load(mid), ALL)
-    for p in recorded:
-        awarded = after["totals"][p] - before["totals"][p] + recorded[p]
-        assert abs(awarded - exact[p]) < 1  # whole points, by largest remainder
+    # each total moves by exactly the awarded score less the deal's score as played
+    assert {p: after["totals"][p] - before["totals"][p] for p in recorded} == \
+        {p: awarded[p] - recorded[p] for p in recorded}
     assert sum(after["totals"].values()) == sum(before["totals"].values())
     shown = k("audit", "show", audit_id)
-    assert "as played" in shown and "awarded" in shown and h1 in shown and h2 in shown
+    assert "as played" in shown and h1 in shown and h2 in shown
+    assert "-> awarded " + ", ".join(f"{p} {awarded[p]:+d}" for p in recorded) in shown  # whole points
+    if any(v.denominator != 1 for v in exact.values()):
+        assert "weighted mean " + ", ".join(f"{p} {float(exact[p]):+g}" for p in recorded) in shown
     record = json.loads(k("audit", "show", audit_id, "--json"))
     [adj] = record["adjustments"]
     assert adj["recorded"] == recorded and adj["weights"] == {h1: 0.6, h2: 0.4}
+    assert adj["adjustment"] == {p: awarded[p] - recorded[p] for p in recorded}
+    assert adj["adjusted"] == {p: float(exact[p]) for p in recorded}
     assert record["record"]["status"] == "adjusted"
     # standings are the match's result as adjusted (Uxinjo: MP from the adjusted markers), and rebuild the same
     standings = json.loads(k("standings", "--game", "uxinjo", "--format", "json"))
@@ -242,3 +264,58 @@ def test_adjusting_scores_changes_standings_by_exactly_the_difference(store, gam
     state = match.game.evolve(match.state, decided)
     a, b = hy.totals(match.game, match.state, players), hy.totals(match.game, state, players)
     assert {p: b[p] - a[p] for p in players} == delta
+
+
+def test_a_rollout_shows_its_progress_on_the_terminal_and_keeps_stdout_clean(db_url, store):
+    """On a terminal the progress bar goes to stderr, so ``--format json > file`` (stdout
+    redirected, stderr still the terminal) shows the bar and writes clean JSON."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    mid = one_deal(store, "uxinjo")
+    hid = hy.create(store, mid, 1, 1)
+    leader, follower = pty.openpty()
+    cli = [sys.executable, "-m", "kartludo.cli.main"]
+    proc = subprocess.Popen([*cli, "--db", db_url, "hypo", "rollout", hid, "--n", "300", "--seed", "1",
+                             "--format", "json"], stdout=subprocess.PIPE, stderr=follower, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "COLUMNS": "100", "TERM": "xterm"})
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    out, _ = proc.communicate(timeout=120)
+    os.close(leader)
+    assert proc.returncode == 0, shown
+    assert b"300 rollouts" in shown and "━".encode() in shown  # the bar, drawn on the terminal (stderr)
+    assert json.loads(out)["n"] == 300  # stdout: the JSON alone
+
+
+def test_verify_refuses_a_hypothetical_whose_citation_is_wrong(k, store):
+    """``verify`` checks each hypothetical's citation: a wrong origin hash, a version the
+    match does not have, or a step that is not the cited version is reported, exit 1."""
+    import msgspec
+
+    from kartludo.events.hypo import HypoStarted
+
+    mid = one_deal(store, "uxinjo")
+    good = hy.load(store, hy.create(store, mid, 1, 2)).started
+    assert "1 hypotheticals cite their origin" in k("verify")
+    bad = {"badhash": msgspec.structs.replace(good, origin_hash="00" * 32),
+           "nosuchv": msgspec.structs.replace(good, origin_version=10_000),
+           "badstep": msgspec.structs.replace(good, step=3)}
+    for name, started in bad.items():
+        assert isinstance(started, HypoStarted)
+        store.append(hy.hypo_stream(name), [started], 0, actor="forger")
+    out = k("verify", "--all-problems", code=1)
+    assert "hypothetical badhash: cites origin hash 0000000000000000" in out
+    assert "hypothetical nosuchv: cites match" in out and "which does not exist" in out
+    assert "hypothetical badstep: does not re-fold" in out and "not the cited" in out
+    assert f"hypothetical {good.origin_hash}" not in out and "BAD hypothetical" in out

@@ -224,3 +224,114 @@ def test_a_player_comments_from_the_replay_and_the_td_from_the_room(site, page, 
     page.click("#comment button[type=submit]")
     expect(page.locator("#annotations")).to_contain_text("noted at the hearing")
     assert [a.role for a in annotations_of(site.store, f"{mid}/{RULING}")] == ["player", "td"]
+
+
+def test_the_td_opens_the_room_from_the_page_shares_its_link_and_closes_it(site, browser, page, shots):
+    """A TD who opens the hearing page of a room not yet open is offered to open it, sees
+    the followers' link to share (the server keeps only its hash), and closes the room
+    from the page; the follower who opened that link is told."""
+    import re
+
+    from playwright.sync_api import expect
+
+    mid = foul_then_void_win(MatchService(site.store))
+    appeal(site.store, resolve_ruling(site.store, f"{mid}/{RULING}"), "ann", "my six cards made two sets")
+    page.goto(f"{site.url}/ui/hearing/{mid}/{RULING}#token={site.td_token}")
+    expect(page.locator("#room")).to_contain_text("closed")
+    assert page.locator("#prev").count() == 0  # nothing to lead until the room opens
+    page.select_option("#link-expiry", "7200")
+    page.click("#room-open")
+    expect(page.locator("#room-link")).to_be_visible()
+    shared = page.input_value("#room-link")
+    assert shared.startswith(f"{site.url}/ui/hearing/{mid}/{RULING}#link=")
+    expect(page.locator("#room")).to_contain_text(re.compile(r"link valid until \d{4}-\d\d-\d\d \d\d:\d\d UTC"))
+    expect(page.locator("#prev")).to_be_visible()
+    page.screenshot(path=str(shots / "leader-room.png"), full_page=True)
+
+    follower_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    follower = follower_ctx.new_page()
+    follower.goto(shared)
+    expect(follower.locator("#where")).to_be_visible()
+    assert follower.locator("#room").count() == 0  # the room's controls are the leader's
+    page.click("#prev")
+    expect(follower.locator("#where")).to_have_text(page.locator("#where").inner_text(), timeout=2000)
+
+    # a new link replaces the old one: the page shows the new one, the old stops working
+    page.click("#room-open")
+    expect(page.locator("#room-link")).not_to_have_value(shared)
+    old = shared.split("#link=")[1]
+    assert httpx.get(f"{site.url}/hearings/{mid}/{RULING}", params={"link": old}).status_code == 403
+    expect(follower.locator("#closed")).to_be_visible(timeout=2000)
+
+    page.click("#room-close")
+    expect(page.locator("#room")).to_contain_text("closed")
+    expect(page.locator("#room-link")).to_have_count(0)
+    assert not site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)["open"]
+    follower_ctx.close()
+
+
+def test_the_ruling_page_lists_the_deals_hypotheticals_with_their_results(site, page, room):
+    """Once the ruled deal has ended the ruling's page lists the hypotheticals made from
+    it: where each starts, its settled deal score or its last rollout's means."""
+    from playwright.sync_api import expect
+
+    from kartludo.app import hypotheticals as hy
+    from kartludo.app import rollouts as ro
+
+    mid, _ = room
+    played = hy.create(site.store, mid, 1, 2, label="had ann discarded")
+    for _ in range(50):  # each seat to move plays its first legal command, to the settlement
+        h = hy.load(site.store, played)
+        if h.settled:
+            break
+        seat = h.game.to_act(hy.pending(h.game, h.match.state)[1])[0]
+        command = hy.legal(h, h.match.players[seat])[0]
+        hy.execute(site.store, played, hy.play(lambda _h, c=command: c))
+    scores = hy.load(site.store, played).deal_scores()
+    assert scores is not None
+    rolled = hy.create(site.store, mid, 1, 1)
+    result = ro.rollout(hy.load(site.store, rolled), 10, seed=3)
+    ro.record(site.store, result)
+
+    page.goto(f"{site.url}/ui/audit/{mid}/{RULING}")  # no token: the deal has ended
+    rows = page.locator("#hypotheticals li")
+    expect(rows).to_have_count(2)
+    first = rows.nth(0).inner_text()
+    assert played in first and "step 2" in first and "had ann discarded" in first
+    assert "settled: " + ", ".join(f"{p} {v:+d}" for p, v in scores.items()) in first
+    second = rows.nth(1).inner_text()
+    assert rolled in second and "step 1" in second and "in play" in second
+    assert "10 rollouts" in second and f"ann mean {result.players['ann']['mean']:+.2f}" in second
+    expect(page.locator("#hearing-link")).to_have_attribute("href", f"/ui/hearing/{mid}/{RULING}")
+
+
+def test_the_leader_shows_again_a_hypothetical_made_earlier(site, browser, page, room):
+    """Every hypothetical of the deal is listed in the room; the leader shows any of them
+    again (the followers follow), and its facts read as cards."""
+    from playwright.sync_api import expect
+
+    mid, opened = room
+    page.goto(f"{site.url}/ui/hearing/{mid}/{RULING}#token={site.td_token}")
+    expect(page.locator("#where")).to_be_visible()
+    page.click("#prev")
+    page.click("#prev")
+    page.click("#branch")
+    expect(page.locator("#hypothetical")).to_be_visible()
+    first = site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)["hypothetical"]["id"]
+    page.click("#next")
+    page.click("#branch")
+    expect(page.locator("#hypo-title")).not_to_contain_text(first)
+    expect(page.locator("#hypo-list li")).to_have_count(2)
+
+    follower_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    follower = follower_ctx.new_page()
+    follower.goto(site.url + opened["url"])
+    expect(follower.locator("#hypo-list li")).to_have_count(2)
+    assert follower.locator("#hypo-list button").count() == 0  # followers watch
+    page.click(f"#hypo-show-{first}")
+    expect(page.locator("#hypo-title")).to_contain_text(first)
+    expect(follower.locator("#hypo-title")).to_contain_text(first, timeout=2000)
+    expect(page.locator(f"#hypo-show-{first}")).to_have_count(0)  # the one shown has no button
+    # the ruling's cards drawn as cards, not as a JSON list
+    expect(follower.locator(".facts .card")).to_have_count(6)
+    follower_ctx.close()

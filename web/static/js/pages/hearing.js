@@ -4,6 +4,7 @@
 // player), proposes an adjusted score and decides. Followers open the TD's read-only
 // link (#link=…) and see the same moment live (SSE); they cannot move.
 import { api, el, errorBox, page, ruleLink, show, takeTokenFromFragment } from "../api.js";
+import { cardName, cardRow } from "../cards.js";
 import { renderTable } from "../tables/index.js";
 
 const { main, data } = page();
@@ -53,6 +54,61 @@ async function decide(decision, extra = {}) {
   } catch (err) {
     say(nodes.decided, err);
   }
+}
+
+// --- the room: opened, shared and closed by the leader ----------------------------------------
+
+// The followers' link as this page last opened it: the server keeps only its hash, so a
+// link made elsewhere cannot be shown again (a new one replaces it).
+let shared = null;
+
+async function openRoom(expiresIn) {
+  nodes.message.replaceChildren();
+  try {
+    const r = await api(`${base}${expiresIn ? `?expires_in=${expiresIn}` : ""}`, { token, method: "POST" });
+    shared = new URL(r.url, location.origin).href;
+    render(await api(base, { token }));
+  } catch (err) {
+    say(nodes.message, err);
+  }
+}
+
+async function closeRoom() {
+  nodes.message.replaceChildren();
+  try {
+    await api(`${base}/close`, { token, method: "POST" });
+    shared = null;
+    render(await api(base, { token }));
+  } catch (err) {
+    say(nodes.message, err);
+  }
+}
+
+// "2026-12-01T09:41:56.995962Z" -> "2026-12-01 09:41 UTC"
+const when = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+function roomPanel(f) {
+  const expiry = el("select", { id: "link-expiry" },
+    [["", "when I close the room"], ["7200", "in 2 hours"], ["86400", "in a day"], ["604800", "in a week"]]
+      .map(([v, text]) => el("option", { value: v }, text)));
+  const opener = el("button", { type: "button", id: "room-open", onclick: () => openRoom(expiry.value) },
+    f.open ? "Make a new link" : "Open the room");
+  const until = el("label", {}, " The link stops working ", expiry, " ");
+  if (!f.open) {
+    return el("section", { id: "room", class: "room" },
+      el("p", {}, "The room is closed. Open it to lead the hearing: you get a read-only link to share, "
+        + "and whoever opens it follows your moves live (it shows every hand)."), until, opener);
+  }
+  const link = shared
+    ? el("p", {}, el("label", {}, "Followers' link ",
+      el("input", { id: "room-link", readonly: true, size: 70, value: shared, onfocus: (ev) => ev.target.select() })), " ",
+      el("button", { type: "button", id: "room-copy", onclick: () => navigator.clipboard && navigator.clipboard.writeText(shared) }, "Copy"))
+    : el("p", { class: "muted" }, "The room is open with a link made earlier (it is shown only when made): "
+      + "make a new link to share it again; the old one then stops working.");
+  return el("section", { id: "room", class: "room" },
+    el("p", {}, el("strong", {}, "The room is open"), f.expires_at ? ` · link valid until ${when(f.expires_at)}` : " · the link works until you close the room"),
+    link, until, opener, " ",
+    el("button", { type: "button", id: "room-close", onclick: closeRoom }, "Close the room"));
 }
 
 // --- the leader's controls ------------------------------------------------------------------
@@ -162,13 +218,38 @@ function hypoPanel(f) {
   const h = f.hypothetical;
   if (!h) return null;
   return el("section", { id: "hypothetical", "aria-label": "Hypothetical" },
-    el("h2", {}, `Hypothetical ${h.id} · from step ${h.step}`, h.label ? ` · ${h.label}` : ""),
+    el("h2", { id: "hypo-title" }, `Hypothetical ${h.id} · from step ${h.step}`, h.label ? ` · ${h.label}` : ""),
     el("p", { id: "hypo-where" }, h.moves.length ? h.moves[h.moves.length - 1] : "No other move played yet.",
       h.settled ? el("strong", {}, " · settled") : null),
     h.moves.length ? el("ol", { class: "hypo-moves" }, h.moves.map((m) => el("li", {}, m.replace(/^h[0-9]+\. /, "")))) : null,
     token ? hypoControls(h) : null,
     renderTable(h.state),
     chart(h));
+}
+
+// Every hypothetical of the deal: the leader shows any of them again.
+function hypoList(f) {
+  if (!f.hypotheticals.length) return null;
+  const shown = f.hypothetical ? f.hypothetical.id : "";
+  const signed = (scores) => Object.entries(scores).map(([p, v]) => `${p} ${v >= 0 ? "+" : ""}${v}`).join(", ");
+  return el("section", { id: "hypo-list", "aria-label": "Hypotheticals of this deal" },
+    el("h2", {}, "Hypotheticals of this deal"),
+    el("ul", {}, f.hypotheticals.map((h) => el("li", {},
+      el("code", {}, h.hypothetical), ` from step ${h.step}`, h.label ? ` · ${h.label}` : "", " · ",
+      h.settled ? `settled: ${signed(h.deal_scores)}` : "in play",
+      h.last_rollout ? ` · ${h.last_rollout.n} rollouts` : "",
+      h.hypothetical === shown ? el("strong", {}, " · shown") : token
+        ? [" ", el("button", { type: "button", id: `hypo-show-${h.hypothetical}`,
+          onclick: () => lead("/show", { hypothetical: h.hypothetical }) }, "Show")]
+        : null))));
+}
+
+// A fact as on the ruling's page: cards drawn as cards, anything else as text.
+const isCards = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === "string" && cardName(c) !== c);
+function factValue(v) {
+  if (isCards(v)) return [cardRow(v, { small: true }), el("span", { class: "muted" }, v.map(cardName).join(", "))];
+  if (v === null) return "—";
+  return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 
 // --- the decision, with an adjusted score proposed from the hypotheticals -------------------
@@ -254,17 +335,19 @@ function render(f) {
   // show() drops the parts this frame lacks (replaceChildren would print them as "null")
   show(nodes.frame,
     el("p", {}, "Ruling on ", el("strong", {}, r.player), " · ", ruleLink(r.rule, f.game), ` · ${r.status}`,
-      f.expires_at ? ` · link valid until ${f.expires_at}` : ""),
-    token ? stepControls(f) : el("p", { class: "muted", id: "follower-note" }, "You follow the TD: the room moves with them."),
+      !token && f.expires_at ? ` · link valid until ${when(f.expires_at)}` : ""),
+    token ? roomPanel(f) : null,
+    token ? (f.open ? stepControls(f) : null) : el("p", { class: "muted", id: "follower-note" }, "You follow the TD: the room moves with them."),
     el("p", { class: "now", id: "moment" },
       el("span", { class: "where", id: "where" }, `Step ${f.step}/${f.of} · ${f.view === "all" ? "all hands" : `${f.view}'s view`}`),
       f.step === f.ruled_step ? el("strong", { id: "at-ruling" }, " · the ruling") : null,
       el("br"), f.description),
     hypoPanel(f),
+    hypoList(f),
     f.hypothetical ? el("h2", {}, "The deal as played") : null,
     renderTable(f.state),
     el("h2", {}, "Facts"),
-    el("dl", { class: "facts" }, Object.entries(r.facts || {}).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, JSON.stringify(v))])),
+    el("dl", { class: "facts" }, Object.entries(r.facts || {}).flatMap(([k, v]) => [el("dt", {}, k.replaceAll("_", " ")), el("dd", {}, factValue(v))])),
     el("h2", {}, "Annotations"),
     token ? commentForm(f) : null,
     f.annotations.length

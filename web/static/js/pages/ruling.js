@@ -47,6 +47,29 @@ function voided(v) {
   return v.position !== undefined && v.payer !== undefined ? `${head} · event #${v.position}` : head;
 }
 
+const signed = (scores) => Object.entries(scores).map(([p, v]) => `${p} ${v >= 0 ? "+" : ""}${v}`).join(", ");
+
+/** The hypotheticals made from the ruled deal, with their results (readable by anyone
+ * once the deal has ended; a TD's only while it runs). */
+async function hypotheticals(r, token) {
+  let rows;
+  try {
+    rows = await api(`/audit/${encodeURIComponent(r.match)}/${encodeURIComponent(r.ruling_id)}/hypotheticals`, { token });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 403) throw err;
+    return el("p", { class: "muted", id: "hypotheticals" }, "Hypotheticals are TD material while the deal runs.");
+  }
+  if (!rows.length) return el("p", { class: "muted", id: "hypotheticals" }, "None made from this deal.");
+  return el("ul", { id: "hypotheticals" }, rows.map((h) => {
+    const roll = h.last_rollout;
+    const means = roll ? Object.entries(roll.players).map(([p, s]) => `${p} mean ${s.mean >= 0 ? "+" : ""}${s.mean.toFixed(2)}`).join(", ") : "";
+    return el("li", {}, el("code", {}, h.hypothetical), ` from step ${h.step}`, h.label ? ` “${h.label}”` : "",
+      ` · ${h.moves} ${h.moves === 1 ? "move" : "moves"} · `, h.deal_scores ? `settled: ${signed(h.deal_scores)}` : "in play",
+      roll ? ` · ${roll.n} rollouts (${roll.bots} bots, unseen cards ${roll.hidden === "actual" ? "as they were" : "dealt afresh"}`
+        + `${h.rollouts > 1 ? `; the latest of ${h.rollouts} runs` : ""}): ${means}` : "");
+  }));
+}
+
 async function load() {
   const r = await api(`/audit/${encodeURIComponent(data.match)}/${encodeURIComponent(data.ruling)}`);
   const token = storedToken(r.match);
@@ -69,6 +92,7 @@ async function load() {
       el("p", { class: "now" }, el("span", { class: "where" }, `Step ${k} · #${r.position}`), replay.steps[k - 1].description),
       renderTable((before || replay.steps[k - 1]).state));
   }
+  const hypos = await hypotheticals(r, token);
   show(main,
     el("h1", {}, `Ruling ${r.id}`),
     el("p", {}, `${gameTitle(r.game)} · match `, el("a", { href: `/ui/replay/${r.match}` }, r.match),
@@ -92,6 +116,10 @@ async function load() {
       ? el("ol", { class: "history", id: "history" }, r.history.map((h) => el("li", {},
           el("strong", {}, h.kind), ` by ${h.by} · ${formatTime(h.at)} · #${h.position}: ${h.reason}`)))
       : el("p", { class: "muted", id: "history" }, "Not appealed."),
+    el("h2", {}, "Hypotheticals"),
+    hypos,
+    el("p", {}, "The appeal hearing: ", el("a", { href: `/ui/hearing/${r.match}/${r.ruling_id}`, id: "hearing-link" }, "the hearing room"),
+      " (a TD opens it with their token, ", el("code", {}, "#token=…"), "; others follow the link the TD shares)."),
     table,
     replayError ? errorBox(replayError) : null,
   );

@@ -132,6 +132,11 @@ def test_the_leader_plays_a_hypothetical_and_rolls_it_out_while_followers_watch(
         shown = follower.locator(f"#rollout-chart figure[data-player='{p}'] rect").count()
         assert shown == len({o["scores"][p] for o in rollout["outcomes"]})
 
+    # blank scores award nothing: "Adjust" asks for them first and sends no decision
+    page.click("#decide-adjust")
+    expect(page.locator("#decision-result")).to_contain_text("Type a score for")
+    assert resolve_ruling(site.store, f"{mid}/{RULING}").status != "adjusted"
+
     # the leader proposes the rollout means and adjusts: the same decision the CLI writes
     page.click("#propose")
     proposed = {p: int(page.input_value(f"#adjust-{p}")) for p in rollout["players"]}
@@ -255,6 +260,7 @@ def test_the_td_opens_the_room_from_the_page_shares_its_link_and_closes_it(site,
     assert follower.locator("#room").count() == 0  # the room's controls are the leader's
     page.click("#prev")
     expect(follower.locator("#where")).to_have_text(page.locator("#where").inner_text(), timeout=2000)
+    assert page.input_value("#link-expiry") == "7200"  # the choice outlives the panel's redraws
 
     # a new link replaces the old one: the page shows the new one, the old stops working
     page.click("#room-open")

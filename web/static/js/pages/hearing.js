@@ -87,10 +87,13 @@ async function closeRoom() {
 // "2026-12-01T09:41:56.995962Z" -> "2026-12-01 09:41 UTC"
 const when = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
+// the link expiry the leader chose last (the panel is drawn again on every change)
+let expiryChoice = "";
+
 function roomPanel(f) {
-  const expiry = el("select", { id: "link-expiry" },
+  const expiry = el("select", { id: "link-expiry", onchange: (ev) => { expiryChoice = ev.target.value; } },
     [["", "when I close the room"], ["7200", "in 2 hours"], ["86400", "in a day"], ["604800", "in a week"]]
-      .map(([v, text]) => el("option", { value: v }, text)));
+      .map(([v, text]) => el("option", { value: v, selected: v === expiryChoice ? true : null }, text)));
   const opener = el("button", { type: "button", id: "room-open", onclick: () => openRoom(expiry.value) },
     f.open ? "Make a new link" : "Open the room");
   const until = el("label", {}, " The link stops working ", expiry, " ");
@@ -221,7 +224,9 @@ function hypoPanel(f) {
     el("h2", { id: "hypo-title" }, `Hypothetical ${h.id} · from step ${h.step}`, h.label ? ` · ${h.label}` : ""),
     el("p", { id: "hypo-where" }, h.moves.length ? h.moves[h.moves.length - 1] : "No other move played yet.",
       h.settled ? el("strong", {}, " · settled") : null),
-    h.moves.length ? el("ol", { class: "hypo-moves" }, h.moves.map((m) => el("li", {}, m.replace(/^h[0-9]+\. /, "")))) : null,
+    // the latest move is above; every move, folded away, for who wants the whole line
+    h.moves.length > 1 ? el("details", { id: "hypo-all-moves" }, el("summary", {}, `All ${h.moves.length} moves`),
+      el("ol", { class: "hypo-moves" }, h.moves.map((m) => el("li", {}, m.replace(/^h[0-9]+\. /, ""))))) : null,
     token ? hypoControls(h) : null,
     renderTable(h.state),
     chart(h));
@@ -281,11 +286,20 @@ function weightsList(f) {
 function decisionPanel(f) {
   nodes.reason = el("input", { id: "decision-reason", size: 40 });
   nodes.decided = el("span", { id: "decision-result", role: "status" });
-  nodes.scores = Object.fromEntries(f.players.map((p) => [p, el("input", { type: "number", id: `adjust-${p}`, size: 4, value: 0 })]));
+  // blank until proposed or typed: a click on "Adjust" must never award a default 0
+  nodes.scores = Object.fromEntries(f.players.map((p) => [p, el("input", { type: "number", id: `adjust-${p}`, size: 4,
+    step: 1, placeholder: "score" })]));
   nodes.proposed = el("span", { class: "muted", id: "proposed" });
   nodes.weights = el("div", { id: "adjust-weights" }, weightsList(f));
   nodes.weightIds = f.hypotheticals.map((h) => h.hypothetical + h.settled).join();
-  const byScores = () => decide("adjust", { adjust_scores: Object.fromEntries(f.players.map((p) => [p, Number(nodes.scores[p].value)])) });
+  const byScores = () => {
+    const blank = f.players.filter((p) => nodes.scores[p].value.trim() === "");
+    if (blank.length) {
+      nodes.decided.textContent = `Type a score for ${blank.join(", ")} (or propose them from the rollouts) first.`;
+      return;
+    }
+    decide("adjust", { adjust_scores: Object.fromEntries(f.players.map((p) => [p, Number(nodes.scores[p].value)])) });
+  };
   const byWeights = () => {
     const adjust = {};
     for (const input of nodes.weights.querySelectorAll("input")) if (Number(input.value) > 0) adjust[input.dataset.hypo] = Number(input.value);

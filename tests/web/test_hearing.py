@@ -124,6 +124,9 @@ def test_the_leader_plays_a_hypothetical_and_rolls_it_out_while_followers_watch(
     expect(page.locator("#rollout-chart figure")).to_have_count(3, timeout=30000)
     expect(follower.locator("#rollout-chart figure")).to_have_count(3, timeout=2000)
     follower.screenshot(path=str(shots / "follower-rollout.png"), full_page=True)
+    shown_facts = follower.inner_text("#facts dl.facts") if follower.locator("#facts dl.facts").count() else \
+        follower.inner_text("dl.facts")
+    assert "[]" not in shown_facts and "false" not in shown_facts.split()  # words, as on the ruling's page
     rollout = site.api("GET", f"/hypotheticals/{hypo['id']}", site.td_token)["rollouts"][-1]
     assert rollout["n"] == 20
     for p, stats in rollout["players"].items():  # each bar chart says the player's figures

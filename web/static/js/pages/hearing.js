@@ -4,7 +4,7 @@
 // player), proposes an adjusted score and decides. Followers open the TD's read-only
 // link (#link=…) and see the same moment live (SSE); they cannot move.
 import { api, el, errorBox, page, ruleLink, show, takeTokenFromFragment } from "../api.js";
-import { cardName, cardRow } from "../cards.js";
+import { facts } from "../facts.js";
 import { renderTable } from "../tables/index.js";
 
 const { main, data } = page();
@@ -249,14 +249,6 @@ function hypoList(f) {
         : null))));
 }
 
-// A fact as on the ruling's page: cards drawn as cards, anything else as text.
-const isCards = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === "string" && cardName(c) !== c);
-function factValue(v) {
-  if (isCards(v)) return [cardRow(v, { small: true }), el("span", { class: "muted" }, v.map(cardName).join(", "))];
-  if (v === null) return "—";
-  return typeof v === "object" ? JSON.stringify(v) : String(v);
-}
-
 // --- the decision, with an adjusted score proposed from the hypotheticals -------------------
 
 function proposal(f) {
@@ -361,7 +353,7 @@ function render(f) {
     f.hypothetical ? el("h2", {}, "The deal as played") : null,
     renderTable(f.state),
     el("h2", {}, "Facts"),
-    el("dl", { class: "facts" }, Object.entries(r.facts || {}).flatMap(([k, v]) => [el("dt", {}, k.replaceAll("_", " ")), el("dd", {}, factValue(v))])),
+    facts(r.facts),
     el("h2", {}, "Annotations"),
     token ? commentForm(f) : null,
     f.annotations.length

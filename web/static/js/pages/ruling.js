@@ -1,10 +1,8 @@
 // One ruling: the facts, the rule, its effect and status, the dispute history, and the
 // table as it stood when the ruling was made, with a link to that step of the replay.
 import { api, ApiError, el, errorBox, formatTime, GAMES, gameTitle, page, ruleLink, show, storedToken } from "../api.js";
-import { cardName, cardRow } from "../cards.js";
+import { facts, words } from "../facts.js";
 import { renderTable } from "../tables/index.js";
-
-const isCards = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === "string" && cardName(c) !== c);
 
 /** A seat as the CLI says it too: the game's seat label (Or, Su, …). */
 function seatLabel(r) {
@@ -13,31 +11,6 @@ function seatLabel(r) {
 }
 
 const { main, data } = page();
-
-/** A fact's value in words: an absent value or an empty list is "none", a flag is
- * yes/no, a list reads as a list and a record as "key: value" pairs (never the JSON
- * spelling: "null", "[]", braces). */
-function words(v) {
-  if (v === null || v === undefined || (Array.isArray(v) && !v.length)) return "none";
-  if (typeof v === "boolean") return v ? "yes" : "no";
-  if (Array.isArray(v)) return v.map(words).join(", ");
-  if (typeof v === "object") {
-    const entries = Object.entries(v);
-    return entries.length ? entries.map(([k, x]) => `${k.replaceAll("_", " ")}: ${words(x)}`).join("; ") : "none";
-  }
-  return String(v);
-}
-
-function facts(obj) {
-  const entries = Object.entries(obj || {});
-  if (!entries.length) return el("span", { class: "muted" }, "none");
-  return el("dl", { class: "facts" }, entries.flatMap(([k, v]) => [
-    el("dt", {}, k.replaceAll("_", " ")),
-    el("dd", { class: words(v) === "none" ? "muted" : null }, isCards(v)
-      ? [cardRow(v, { small: true }), el("span", { class: "muted" }, v.map(cardName).join(", "))]
-      : words(v)),
-  ]));
-}
 
 /** A voided transfer in words: who would have paid whom, how much, why, and where. */
 function voided(v) {

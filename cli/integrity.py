@@ -8,6 +8,8 @@ import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 from kartludo.cli.keys import KEY_OPTION, trusted_keys
+from kartludo.store import EventStore
+from kartludo.store.integrity import Problem
 
 
 @click.command()
@@ -25,7 +27,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     """Check every stream's version sequence and hash chain, the global chain over
     the global order, every seal's signature and that the log still reaches each seal's
     head (and each --head), and that the commands table is what the events say; then
-    re-fold every match through its game's engine and check every deal: its commitment
+    re-fold every match through its game's engine (and check that every snapshot a load
+    would start from is that fold) and check every deal: its commitment
     matches its deck and salt, and a seeded deal's deck is exactly the seed's shuffle.
 
     Exits 1 naming the first problem (stream, version, position; or the seal, head or
@@ -50,7 +53,7 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     report = run_verify(env.store, stop_at_first=not all_problems, trusted=trusted, heads=written)
     folded = 0
     fold_problems: list[Any] = []
-    hypos = 0
+    hypos = snapshots = 0
     deals = DealReport()
     if report.ok:
         deals = verify_deals(env.store)
@@ -60,7 +63,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
 
         folded, fold_problems = refold_all(env.store)
         hypos, hypo_problems = verify_all(env.store)
-        fold_problems = [*fold_problems, *hypo_problems]
+        snapshots, snapshot_problems = check_snapshots(env.store)
+        fold_problems = [*fold_problems, *hypo_problems, *snapshot_problems]
     deal_problems = deals.problems if all_problems else deals.problems[:1]
     ok = report.ok and not fold_problems and not deal_problems
     newest = report.newest_seal.text() if report.newest_seal else None
@@ -69,12 +73,14 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
                    "chained": report.chained, "chain_end": report.chain_end, "unchained": report.unchained,
                    "seals": report.seals, "seals_trusted": report.seals_trusted, "newest_seal": newest,
                    "commands": report.commands,
-                   "matches_folded": folded, "fold_problems": fold_problems, "deals": deals.deals,
+                   "matches_folded": folded, "snapshots": snapshots, "fold_problems": fold_problems,
+                   "deals": deals.deals,
                    "deals_committed": deals.committed, "deals_seeded": deals.seeded,
                    "deal_problems": deal_problems})
     elif ok:
         folds = "" if no_fold else f"; {folded} matches re-fold" + (
-            f", {hypos} hypotheticals cite their origin and re-fold" if hypos else "")
+            f", {hypos} hypotheticals cite their origin and re-fold" if hypos else "") + (
+            f", {snapshots} snapshots are their match's fold" if snapshots else "")
         click.echo(f"ok: {report.events} events in {report.streams} streams, every hash chain intact{folds}; "
                    f"{deals.deals} deals: {deals.committed} commitments match, {deals.seeded} seeded deals "
                    "are their seed's shuffle")
@@ -95,3 +101,65 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
             click.echo(f"BAD {problem}", err=True)
     if not ok:
         raise click.exceptions.Exit(1)
+
+
+def check_snapshots(store: EventStore) -> tuple[int, list[Problem]]:
+    """(snapshot rows, problems): every snapshot a load would start from (its match's
+    current code, the stored event's hash at its version) must decode to the match
+    folded from its events up to that version. The snapshots table is a cache outside
+    every hash chain, and `state`, replays and the service fold from it: an edited row
+    would change what they show while the log itself verifies. A row no load would use
+    (another code, another history) is left alone: it is stale, not wrong."""
+    from kartludo.app import aggregate
+    from kartludo.app import snapshots as snaps
+    from kartludo.engine.registry import get_game
+    from kartludo.events.match import MatchCreated
+    from kartludo.events.streams import MATCH_PREFIX
+
+    try:
+        rows = store.select("SELECT stream_id, code, version, event_hash, state FROM snapshots "
+                            "ORDER BY stream_id, version")
+    except Exception:  # noqa: BLE001 - no table (it may be dropped at any time): nothing to check
+        return 0, []
+    by_stream: dict[str, list[Any]] = {}
+    for row in rows:
+        by_stream.setdefault(row[0], []).append(row)
+    problems: list[Problem] = []
+    for stream, snapshots in by_stream.items():
+        records = store.read_stream(stream)
+        created = records[0].event if records else None
+        if not isinstance(created, MatchCreated):
+            continue  # a load of this stream never reads a snapshot
+        try:
+            code = snaps.code_of(get_game(created.game), created)
+        except Exception:  # noqa: BLE001 - an unknown game: the fold check reports the stream
+            continue
+        usable = {int(version): bytes(state) for _sid, row_code, version, event_hash, state in snapshots
+                  if row_code == code and 1 <= version <= len(records)
+                  and records[version - 1].hash == bytes(event_hash)}
+        if not usable:
+            continue
+        match_id = stream.removeprefix(MATCH_PREFIX)
+        try:
+            match = aggregate.start(match_id, records[0])
+            for rec in records[:max(usable)]:
+                if rec.version > 1:
+                    match.apply(rec.event, rec.version)
+                state = usable.get(rec.version)
+                if state is None:
+                    continue
+                place = f"snapshot of {stream} at version {rec.version}"
+                try:
+                    stored = snaps.decode(match.game, created, state)
+                except Exception as exc:  # noqa: BLE001 - a load from it would fail
+                    problems.append(Problem(stream, rec.version, rec.position, f"does not decode ({exc}): "
+                                            f"loads of match {match_id} fail (altered)", place))
+                    continue
+                if stored != (match.state, match.closed, match.disputes):
+                    problems.append(Problem(stream, rec.version, rec.position, "is not the match folded from its "
+                                            "events: `state`, replays and the service would show what the log "
+                                            "does not say (altered; snapshots are a cache: delete the row)",
+                                            place))
+        except Exception:  # noqa: BLE001 - a match that does not fold: the fold check reports it
+            continue
+    return len(rows), problems

@@ -311,7 +311,7 @@ def cases(league: League, db: Db, tmp_key) -> list[Case]:
 
 def _edit(d: Db, table: str, column: str, value: Any, condition: str, *key: Any) -> None:
     """Change one byte of one column of one row (another byte if it collides with a key)."""
-    params = {"k": key[0], **({"k2": key[1]} if len(key) > 1 else {})}
+    params = dict(zip(("k", "k2", "k3"), key))
     for bit in INT_BITS if isinstance(value, int) else (1,):
         new = flipped(value, bit)
         if isinstance(value, str) and value.startswith("k1:"):
@@ -323,6 +323,24 @@ def _edit(d: Db, table: str, column: str, value: Any, condition: str, *key: Any)
         except sa.exc.IntegrityError:
             continue
     raise AssertionError(f"no one-byte edit of {table}.{column} fits its keys")
+
+
+def _snapshot_edits(sid: str, code: str, version: int, event_hash: bytes,
+                    state: bytes) -> list[tuple[str, Callable[[Db], None]]]:
+    """One-byte edits of every column of one snapshot row, and a careful one: a player
+    renamed in the decoded state, encoded again."""
+    key = "stream_id = :k AND code = :k2 AND version = :k3"
+    edits: list[tuple[str, Callable[[Db], None]]] = [
+        (f"one byte of snapshots.{column}", lambda d, c=column, v=value: _edit(
+            d, "snapshots", c, v, key, sid, code, version))
+        for column, value in zip(("stream_id", "code", "version", "event_hash", "state"),
+                                 (sid, code, version, event_hash, state))]
+    decoded = msgspec.msgpack.decode(bytes(state))
+    decoded[0]["players"][0] = "mallory"
+    renamed = msgspec.msgpack.encode(decoded)
+    edits.append(("a player renamed in the state", lambda d: d.x(
+        f"UPDATE snapshots SET state = :v WHERE {key}", v=renamed, k=sid, k2=code, k3=version)))
+    return edits
 
 
 def restore(store: EventStore) -> None:
@@ -360,3 +378,56 @@ def test_every_tampering_is_caught_and_named(attacked, tmp_path, capsys):
     if os.environ.get("KARTLUDO_TAMPER_COUNTS"):
         with open(os.environ["KARTLUDO_TAMPER_COUNTS"], "a") as f:
             f.write(f"{backend}\t{len(all_cases)}\t{caught}\n")
+
+
+def test_every_snapshot_edit_is_caught_or_ignored_by_every_reader(attacked, capsys):
+    """The snapshots table is a cache outside every hash: `state`, replays and the
+    service start folding from it. A one-byte edit of any column, or a careful edit of
+    the state (a player renamed, re-encoded), must either be named by the snapshot check
+    of `kartludo verify` or leave the row unusable, so that a load is still the fold of
+    the events."""
+    from kartludo.app import aggregate
+    from kartludo.app import snapshots as snaps
+    from kartludo.cli.integrity import check_snapshots
+
+    backend, league = attacked
+    store = league.store
+    for match_id in (league.series_match, league.finished, league.other):
+        snaps.load(store, match_id)  # a cold load past a deal boundary writes a snapshot
+    rows = store.select("SELECT stream_id, code, version, event_hash, state FROM snapshots ORDER BY stream_id, version")
+    assert len({r[0] for r in rows}) >= 2, "the league's matches have snapshots to attack"
+    assert check_snapshots(store) == (len(rows), [])
+
+    tried = caught = 0
+    missed = []
+    for sid, code, version, event_hash, state in (rows[0], rows[-1]):
+        edits = _snapshot_edits(sid, code, version, event_hash, state)
+        for name, tamper in edits:
+            tried += 1
+            with store.engine.begin() as conn:
+                tamper(Db(conn))
+            try:
+                count, problems = check_snapshots(store)
+                match_id = sid.removeprefix("match-")
+                try:
+                    loaded = snaps.load(store, match_id)
+                    truth = aggregate.fold(match_id, store.read_stream(sid))
+                    same = loaded is not None and (loaded.state, loaded.closed) == (truth.state, truth.closed)
+                except Exception:  # noqa: BLE001 - a load that fails shows nothing false either
+                    same = False
+            finally:
+                with store.engine.begin() as conn:
+                    conn.execute(sa.text("DELETE FROM snapshots"))
+                    for row in rows:
+                        conn.execute(sa.text("INSERT INTO snapshots (stream_id, code, version, event_hash, state) "
+                                             "VALUES (:a, :b, :c, :d, :e)"), dict(zip("abcde", row)))
+            if problems:
+                caught += 1
+                if f"snapshot of {sid} at version {version}" not in str(problems[0]):
+                    missed.append(f"{name} of {sid}@{version}: caught, not named: {problems[0]}")
+            elif not same:
+                missed.append(f"{name} of {sid}@{version}: a load shows what the events do not say, verify passes")
+    with capsys.disabled():
+        print(f"\nsnapshot tampering on {backend}: {tried} tried, {caught} caught by verify, "
+              f"{tried - caught - len([m for m in missed if 'verify passes' in m])} left unused by every load")
+    assert not missed, "\n".join(missed)

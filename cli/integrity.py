@@ -28,7 +28,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     the global order, every seal's signature and that the log still reaches each seal's
     head (and each --head), and that the commands table is what the events say; then
     re-fold every match through its game's engine (and check that every snapshot a load
-    would start from is that fold) and check every deal: its commitment
+    would start from is that fold, and that the read models behind standings, series and
+    the audit trail are what the events give) and check every deal: its commitment
     matches its deck and salt, and a seeded deal's deck is exactly the seed's shuffle.
 
     Exits 1 naming the first problem (stream, version, position; or the seal, head or
@@ -53,7 +54,7 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     report = run_verify(env.store, stop_at_first=not all_problems, trusted=trusted, heads=written)
     folded = 0
     fold_problems: list[Any] = []
-    hypos = snapshots = 0
+    hypos = snapshots = projected = 0
     deals = DealReport()
     if report.ok:
         deals = verify_deals(env.store)
@@ -64,7 +65,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
         folded, fold_problems = refold_all(env.store)
         hypos, hypo_problems = verify_all(env.store)
         snapshots, snapshot_problems = check_snapshots(env.store)
-        fold_problems = [*fold_problems, *hypo_problems, *snapshot_problems]
+        projected, projection_problems = check_projections(env.store)
+        fold_problems = [*fold_problems, *hypo_problems, *snapshot_problems, *projection_problems]
     deal_problems = deals.problems if all_problems else deals.problems[:1]
     ok = report.ok and not fold_problems and not deal_problems
     newest = report.newest_seal.text() if report.newest_seal else None
@@ -73,14 +75,16 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
                    "chained": report.chained, "chain_end": report.chain_end, "unchained": report.unchained,
                    "seals": report.seals, "seals_trusted": report.seals_trusted, "newest_seal": newest,
                    "commands": report.commands,
-                   "matches_folded": folded, "snapshots": snapshots, "fold_problems": fold_problems,
+                   "matches_folded": folded, "snapshots": snapshots, "projection_rows": projected,
+                   "fold_problems": fold_problems,
                    "deals": deals.deals,
                    "deals_committed": deals.committed, "deals_seeded": deals.seeded,
                    "deal_problems": deal_problems})
     elif ok:
         folds = "" if no_fold else f"; {folded} matches re-fold" + (
             f", {hypos} hypotheticals cite their origin and re-fold" if hypos else "") + (
-            f", {snapshots} snapshots are their match's fold" if snapshots else "")
+            f", {snapshots} snapshots are their match's fold" if snapshots else "") + (
+            f", {projected} read-model rows are what the events give" if projected else "")
         click.echo(f"ok: {report.events} events in {report.streams} streams, every hash chain intact{folds}; "
                    f"{deals.deals} deals: {deals.committed} commitments match, {deals.seeded} seeded deals "
                    "are their seed's shuffle")
@@ -163,3 +167,78 @@ def check_snapshots(store: EventStore) -> tuple[int, list[Problem]]:
         except Exception:  # noqa: BLE001 - a match that does not fold: the fold check reports it
             continue
     return len(rows), problems
+
+
+def check_projections(store: EventStore) -> tuple[int, list[Problem]]:
+    """(projection rows, problems): the read models (standings, series, the audit
+    trail) must be exactly what their events give. They live beside the log, outside
+    every hash chain, and `standings` and the service read them: an edited row would
+    change a league table while the log verifies. Each projection is rebuilt, up to its
+    checkpoint, in a scratch SQLite file from a copy of the events (positions kept), and
+    compared row by row; the first row that differs in each table is named."""
+    import tempfile
+    from pathlib import Path
+
+    import sqlalchemy as sa
+
+    from kartludo.projections import all_projections
+    from kartludo.projections.runner import catch_up, dump, status
+    from kartludo.store.database import create_engine, upgrade
+    from kartludo.store.schema import events
+
+    projections = all_projections()
+    try:
+        checkpoints = {name: position for name, position, _lag in status(store, projections)}
+    except Exception:  # noqa: BLE001 - no projection tables yet: nothing to compare
+        return 0, []
+    problems: list[Problem] = []
+    head = store.head_position()
+    for name, position in checkpoints.items():
+        if position > head:
+            problems.append(Problem("", 0, position, f"at position {position}, beyond the log's last event "
+                                    f"({head}): the events after {head} would never reach it (altered)",
+                                    f"projection checkpoint {name!r}"))
+            checkpoints[name] = head
+    rows = 0
+    with tempfile.TemporaryDirectory(prefix="kartludo-verify-") as tmp:
+        url = f"sqlite:///{Path(tmp) / 'scratch.db'}"
+        upgrade(create_engine(url))
+        scratch = EventStore.open(url)
+        scratch.sealer = None
+        try:
+            copied = 0
+            for end in sorted(set(checkpoints.values())):
+                while batch := [r for r in store.rows_in_order(copied, 5000, settled=False) if r[0] <= end]:
+                    with scratch.engine.begin() as conn:
+                        conn.execute(sa.insert(events), [dict(zip(("position", *events.c.keys()[1:]), r))
+                                                         for r in batch])
+                    copied = batch[-1][0]
+                due = [p for p in projections if checkpoints[p.name] == end]
+                catch_up(scratch, due)
+                for projection in due:
+                    live, rebuilt = dump(store, projection), dump(scratch, projection)
+                    for table, expected in rebuilt.items():
+                        found = live.get(table, [])
+                        rows += len(found)
+                        problem = _first_difference(table, found, expected)
+                        if problem is not None:
+                            problems.append(problem)
+        finally:
+            scratch.close()
+    return rows, problems
+
+
+def _first_difference(table: str, found: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> Problem | None:
+    """The first row of ``table`` (sorted) where the stored rows and the rebuilt ones part."""
+    found_set, expected_set = set(found), set(expected)
+    extra = [r for r in found if r not in expected_set]
+    missing = [r for r in expected if r not in found_set]
+    if not extra and not missing:
+        return None
+    fix = "(altered; `kartludo projections rebuild` recomputes it from the log)"
+    place = f"projection table {table}"
+    if extra:
+        row = ", ".join(repr(v) for v in extra[0])
+        return Problem("", 0, 0, f"row ({row}) is not what the events give {fix}", place)
+    row = ", ".join(repr(v) for v in missing[0])
+    return Problem("", 0, 0, f"row ({row}) the events give is missing {fix}", place)

@@ -431,3 +431,77 @@ def test_every_snapshot_edit_is_caught_or_ignored_by_every_reader(attacked, caps
         print(f"\nsnapshot tampering on {backend}: {tried} tried, {caught} caught by verify, "
               f"{tried - caught - len([m for m in missed if 'verify passes' in m])} left unused by every load")
     assert not missed, "\n".join(missed)
+
+
+def test_every_read_model_edit_is_caught(attacked, capsys):
+    """The read models (standings, series, the audit trail) sit beside the log outside
+    every hash, and `standings` reads them: a one-byte edit of any column of a row of
+    every projection table, a deleted row, and a checkpoint moved either way must each be
+    named by the projection check of `kartludo verify`."""
+    from kartludo.cli.integrity import check_projections
+    from kartludo.projections import all_projections, refresh
+    from kartludo.projections.schema import checkpoints
+
+    backend, league = attacked
+    store = league.store
+    refresh(store)
+    tables = [t for p in all_projections() for t in p.tables]
+    names = [t.name for t in tables] + [checkpoints.name]
+    with store.engine.begin() as conn:
+        for name in names:
+            conn.execute(sa.text(f"DROP TABLE IF EXISTS bkp_{name}"))
+            conn.execute(sa.text(f"CREATE TABLE bkp_{name} AS SELECT * FROM {name}"))
+    rows, problems = check_projections(store)
+    assert rows > 0 and problems == []
+
+    def edits() -> list[tuple[str, Callable[[Db], None]]]:
+        out: list[tuple[str, Callable[[Db], None]]] = []
+        with store.engine.connect() as conn:
+            for table in tables:
+                row = conn.execute(sa.select(table).order_by(*table.primary_key.columns).limit(1)).first()
+                if row is None:
+                    continue
+                key_columns = [c.name for c in table.primary_key.columns]
+                key = [getattr(row, c) for c in key_columns]
+                condition = " AND ".join(f"{c} = :{k}" for c, k in zip(key_columns, ("k", "k2", "k3")))
+                for column in table.columns:
+                    value = getattr(row, column.name)
+                    if value is None or isinstance(value, bool):
+                        new = not value if isinstance(value, bool) else {str: "x", int: 1}[column.type.python_type]
+                        out.append((f"{table.name}.{column.name} set to {new!r}", lambda d, t=table.name,
+                                    c=column.name, v=new, w=condition, k=key: d.x(
+                                        f"UPDATE {t} SET {c} = :v WHERE {w}", v=v, **dict(zip(("k", "k2", "k3"), k)))))
+                    else:
+                        out.append((f"one byte of {table.name}.{column.name}", lambda d, t=table.name,
+                                    c=column.name, v=value, w=condition, k=key: _edit(d, t, c, v, w, *k)))
+                out.append((f"a row of {table.name} deleted", lambda d, t=table.name, w=condition, k=key: d.x(
+                    f"DELETE FROM {t} WHERE {w}", **dict(zip(("k", "k2", "k3"), k)))))
+        head = store.head_position()
+        out.append(("every checkpoint moved past the log's end", lambda d: d.x(
+            "UPDATE projection_checkpoints SET position = :p", p=head + 1000)))
+        out.append(("the matches checkpoint moved back one event", lambda d: d.x(
+            "UPDATE projection_checkpoints SET position = (SELECT max(position) FROM events WHERE position < :p) "
+            "WHERE name = 'matches'", p=head)))
+        return out
+
+    tried = 0
+    missed = []
+    for name, tamper in edits():
+        tried += 1
+        with store.engine.begin() as conn:
+            tamper(Db(conn))
+        try:
+            _, problems = check_projections(store)
+        finally:
+            with store.engine.begin() as conn:
+                for table in names:
+                    conn.execute(sa.text(f"DELETE FROM {table}"))
+                    conn.execute(sa.text(f"INSERT INTO {table} SELECT * FROM bkp_{table}"))
+        if not problems:
+            missed.append(f"{name}: not caught")
+        elif not str(problems[0]).startswith(("projection table", "projection checkpoint")):
+            missed.append(f"{name}: caught, not named: {problems[0]}")
+    assert check_projections(store) == (rows, [])
+    with capsys.disabled():
+        print(f"\nread-model tampering on {backend}: {tried} tried, {tried - len(missed)} caught and named")
+    assert tried >= 30 and not missed, "\n".join(missed)

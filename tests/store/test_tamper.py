@@ -175,6 +175,10 @@ def cases(league: League, db: Db, tmp_key) -> list[Case]:
         pos, sid, ver = stream[-1][0], stream[-1][1], stream[-1][2]
         out.append((f"delete the newest event of the {name}", lambda d, p=pos: d.delete_events([p]),
                     where(f"{sid} version {ver} (position {pos})")))
+        if len(stream) > 4:
+            newest3 = [r[0] for r in stream[-3:]]
+            out.append((f"delete the newest 3 events of the {name}", lambda d, n=newest3: d.delete_events(n),
+                        where(f"{sid} version {stream[-3][2]} (position {newest3[0]})")))
         if len(stream) > 2:
             mid = stream[len(stream) // 2]
             out.append((f"delete an event in the middle of the {name}",

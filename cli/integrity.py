@@ -45,6 +45,7 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     from kartludo.app.fairness import DealReport, verify_deals
     from kartludo.store.chain import parse_head
     from kartludo.store.integrity import verify as run_verify
+    from kartludo.store.transfer import format_us
 
     try:
         written = [parse_head(h) for h in heads]
@@ -70,10 +71,12 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     deal_problems = deals.problems if all_problems else deals.problems[:1]
     ok = report.ok and not fold_problems and not deal_problems
     newest = report.newest_seal.text() if report.newest_seal else None
+    sealed_at = format_us(report.newest_sealed_at_us) if report.newest_sealed_at_us is not None else None
     if as_json:
         echo_json({"ok": ok, "streams": report.streams, "events": report.events, "problems": report.problems,
                    "chained": report.chained, "chain_end": report.chain_end, "unchained": report.unchained,
                    "seals": report.seals, "seals_trusted": report.seals_trusted, "newest_seal": newest,
+                   "newest_sealed_at": sealed_at,
                    "commands": report.commands,
                    "matches_folded": folded, "snapshots": snapshots, "projection_rows": projected,
                    "fold_problems": fold_problems,
@@ -92,7 +95,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
                    f"{report.commands} command records match the events")
         if report.seals:
             by = "a trusted key" if report.seals_trusted else "the keys they name (pass --trust PUBKEY to pin one)"
-            click.echo(f"seals: {report.seals} signed by {by}; the log reaches the newest, {newest}")
+            click.echo(f"seals: {report.seals} signed by {by}; the log reaches the newest, {newest} "
+                       f"(sealed {sealed_at})")
         else:
             click.echo("seals: none yet (`kartludo seal` records one)")
         if heads:

@@ -54,6 +54,10 @@ def test_seal_and_verify_with_a_written_down_head(k, db_url, tmp_path):
     assert sealed["written_down"] == head and sealed["events"] == int(events) and sealed["seq"] == 1
     out = k("verify", "--head", head, "--no-fold")
     assert "seals: 1 signed by a trusted key" in out and "written-down heads reached: 1" in out
+    from kartludo.store.transfer import format_us
+
+    assert f"{head} (sealed {format_us(sealed['sealed_at_us'])})" in out  # when the seals stopped, visibly
+    assert json.loads(k("verify", "--json", "--no-fold"))["newest_sealed_at"] == format_us(sealed["sealed_at_us"])
     assert "BAD written-down head" in k("verify", "--head", f"{position}:{events}:{'0' * 64}", code=1)
     assert "not a head" in k("verify", "--head", "12:zz", code=1)
     other = k("key", "new", "--key", str(tmp_path / "td2.key")).split("public key: ")[1].strip()

@@ -116,8 +116,9 @@ def check_snapshots(store: EventStore) -> tuple[int, list[Problem]]:
     current code, the stored event's hash at its version) must decode to the match
     folded from its events up to that version. The snapshots table is a cache outside
     every hash chain, and `state`, replays and the service fold from it: an edited row
-    would change what they show while the log itself verifies. A row no load would use
-    (another code, another history) is left alone: it is stale, not wrong."""
+    would change what they show while the log itself verifies. A row that fits no stored
+    event is named too; a row of another code (rules or state layout since changed) is
+    stale, not wrong, and left alone: no load uses it."""
     from kartludo.app import aggregate
     from kartludo.app import snapshots as snaps
     from kartludo.engine.registry import get_game
@@ -136,8 +137,16 @@ def check_snapshots(store: EventStore) -> tuple[int, list[Problem]]:
     for stream, snapshots in by_stream.items():
         records = store.read_stream(stream)
         created = records[0].event if records else None
+        for _sid, _code, version, event_hash, _state in snapshots:
+            if not isinstance(created, MatchCreated) or not 1 <= version <= len(records) \
+                    or records[version - 1].hash != bytes(event_hash):
+                # snapshots are written beside the match's own events, which never change:
+                # a row that fits none was edited (its stream, version or event hash)
+                problems.append(Problem(stream, int(version), 0, "fits no stored event (no such match, version "
+                                        "or event hash): an altered row (snapshots are a cache: delete it)",
+                                        f"snapshot of {stream} at version {version}"))
         if not isinstance(created, MatchCreated):
-            continue  # a load of this stream never reads a snapshot
+            continue
         try:
             code = snaps.code_of(get_game(created.game), created)
         except Exception:  # noqa: BLE001 - an unknown game: the fold check reports the stream

@@ -14,10 +14,13 @@ different streams commit concurrently, and a transaction's position is fixed bef
 anyone knows which transactions will commit around it. The chain therefore covers
 only *settled* events (below the horizon, see ``EventStore.horizon``), whose order is
 final on both backends, and is extended in blocks: every ``KARTLUDO_SEAL_EVERY``
-events appended through a store (default 1,000; 0 turns it off), and by every
-``kartludo seal``. Each extension chains every settled event not yet chained.
+events appended through a store (default 1,000; 0 turns automatic chaining off), at
+the end of every deal and match when the seal key is there (each ``kartludo act`` is
+a process of its own, whose count never reaches N), and by every ``kartludo seal``.
+Each extension chains every settled event not yet chained.
 
-What is not covered: events after the chain's end (since the last extension) are
+What is not covered: events after the chain's end (since the last extension: the
+current deal's moves, with the key; else up to N events) are
 covered only by their stream chains, so deleting a stream's newest events there, or
 whole new streams, goes unnoticed until the next extension would have included them;
 and the chain entries and seals after the newest seal a verifier knows of can be
@@ -31,7 +34,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -204,9 +207,24 @@ def seal_every() -> int:
         return DEFAULT_SEAL_EVERY
 
 
+#: the events that end a deal, one game or another (with every ``*.match-ended`` and
+#: ``match.closed``): the moments a seal is due (``tests/store/test_chain.py`` plays
+#: every registered game and checks that each deal's end is sealed)
+DEAL_ENDS = frozenset({
+    "uxinjo.settled", "uxinjo.deal-drawn", "hakamo.scored", "hakamo.passed-out", "laugavatnsmanni.scored",
+    "svoi-kozyri.deal-ended", "match.closed",
+})
+MATCH_END_SUFFIX = ".match-ended"
+
+
+def ends_a_deal(tag: str) -> bool:
+    return tag in DEAL_ENDS or tag.endswith(MATCH_END_SUFFIX)
+
+
 class AutoSealer:
-    """Called by the store after its appends: every ``every`` events, extends the chain
-    and, when the seal key exists, seals it. A failure is logged, never raised: the
+    """Called by the store after its appends: every ``every`` events extends the chain
+    and, when the seal key exists, seals it; with the key, also after any append that
+    ends a deal or a match (``ends_a_deal``). A failure is logged, never raised: the
     events it follows are committed already, and the next round chains them."""
 
     def __init__(self, every: int, key_file: str | None = None) -> None:
@@ -214,14 +232,23 @@ class AutoSealer:
         self.key_file = key_path(key_file)
         self._count = 0
         self._lock = threading.Lock()
+        #: a round was due while another thread ran one: that thread runs once more
+        self._again = False
 
-    def appended(self, store: EventStore, n: int) -> None:
+    def appended(self, store: EventStore, n: int, rows: Sequence[Sequence[Any]] = ()) -> None:
+        """``n`` events were committed; ``rows`` (as stored: the type third) when known."""
         self._count += n
-        if self._count < self.every or not self._lock.acquire(blocking=False):
+        if self._count < self.every and not (any(ends_a_deal(r[2]) for r in rows) and self.key_file.exists()):
+            return
+        if not self._lock.acquire(blocking=False):
+            self._again = True
             return
         try:
-            self._count = 0
-            self.run(store)
+            self._again = True
+            while self._again:
+                self._again = False
+                self._count = 0
+                self.run(store)
         except Exception as exc:  # noqa: BLE001 - see the class docstring
             log.warning("automatic seal of %s failed: %s", store.url, exc)
         finally:
@@ -234,5 +261,5 @@ class AutoSealer:
         return seal(store, key, settle=False)[0].as_head
 
 
-__all__ = ["AutoSealer", "Head", "Seal", "chain_head", "chain_rows", "extend", "fingerprint", "link", "parse_head",
-           "seal", "seal_every", "seals"]
+__all__ = ["DEAL_ENDS", "AutoSealer", "Head", "Seal", "chain_head", "chain_rows", "ends_a_deal", "extend",
+           "fingerprint", "link", "parse_head", "seal", "seal_every", "seals"]

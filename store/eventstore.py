@@ -292,7 +292,7 @@ class EventStore:
             raise ConcurrencyConflict(stream_id, expected_version, self.stream_version(stream_id)) from None
         self._remember(stream_id, version, prev)
         if self.sealer is not None:
-            self.sealer.appended(self, len(rows))
+            self.sealer.appended(self, len(rows), rows)
         return Appended(stream_id, expected_version + 1, version, positions)
 
     def append_commands(
@@ -340,7 +340,7 @@ class EventStore:
         assert prev is not None
         self._remember(stream_id, version, prev)
         if self.sealer is not None:
-            self.sealer.appended(self, len(rows))
+            self.sealer.appended(self, len(rows), rows)
         appended = []
         start = 0
         for _, _, first, last in records:
@@ -412,7 +412,7 @@ class EventStore:
             appended.append(Appended(stream_id, first, last, positions[:count]))
             positions = positions[count:]
         if self.sealer is not None:
-            self.sealer.appended(self, len(rows))
+            self.sealer.appended(self, len(rows), rows)
         return appended
 
     def insert_rows(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> list[int]:
@@ -420,7 +420,7 @@ class EventStore:
         one transaction; returns their positions."""
         positions = self._write(rows, commands, None)
         if self.sealer is not None:
-            self.sealer.appended(self, len(rows))
+            self.sealer.appended(self, len(rows), rows)
         return positions
 
     def _write(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]],

@@ -65,6 +65,8 @@ class Report(msgspec.Struct):
     #: whether the seals were checked against keys the caller trusts
     seals_trusted: bool = False
     newest_seal: Head | None = None
+    #: when the newest seal was made: everything after it rests on written-down heads
+    newest_sealed_at_us: int | None = None
     commands: int = 0
 
     @property
@@ -138,6 +140,7 @@ class _Checker:
                 self.problem(Problem("", 0, s.position, "covers fewer events than the seal before it", place))
         if found:
             self.report.newest_seal = found[-1].as_head
+            self.report.newest_sealed_at_us = found[-1].sealed_at_us
         return found
 
     def chain(self, found: list[Seal], heads: Sequence[Head]) -> None:

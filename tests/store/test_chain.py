@@ -115,3 +115,42 @@ def test_values_postgresql_refuses_are_refused_on_every_backend(store, field, va
         store.append(args["stream"], notes(1), 0, actor=args["actor"], command_id=args["command"])
     assert store.count_events() == 0
     store.append("s" * 200, notes(1), 0, actor="a" * 200, command_id="c" * 200)  # the limit itself is fine
+
+
+def test_every_deal_end_is_sealed_when_the_key_is_there(db_url, monkeypatch):
+    """Each `kartludo act` is a process of its own, so a count of events kept in memory
+    never reaches N there: a deal's end (and a match's) is sealed on its own. Every game,
+    played one command per append; on SQLite (one writer: every event settles at once)
+    each deal's last event is exactly a seal's position."""
+    import random
+
+    from kartludo.app.matches import MatchService
+    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.engine.registry import all_games
+    from kartludo.store import EventStore
+    from kartludo.store.database import create_engine, upgrade
+
+    monkeypatch.setenv("KARTLUDO_SEAL_EVERY", "1000000")
+    upgrade(create_engine(db_url))
+    key = new_key(key_path())
+    store = EventStore.open(db_url)
+    try:
+        svc = MatchService(store)
+        rng = random.Random(3)
+        ends: list[int] = []
+        for game in all_games():
+            players = [f"p{i}" for i in range(game.player_counts[0])]
+            match_id, _, _ = play_match(svc, game.name, players, pick_bots(game.name, None), rng, batch=False,
+                                        max_deals=4)
+            records = store.read_stream(f"match-{match_id}")
+            ends += [a.position for a, b in zip(records[1:], records[2:]) if b.type == "match.deal-started"]
+            ends.append(records[-1].position)  # the fourth deal's end (or the match's)
+        sealed = {s.position for s in chain.seals(store)}
+        assert sealed and all(s.key == key.public for s in chain.seals(store))
+        if store.backend == "sqlite":
+            assert [p for p in ends if p not in sealed] == []
+        else:  # another session's transaction may hold the horizon below a deal's end a while
+            assert max(sealed) <= store.head_position()
+        assert verify(store, trusted=[key.public]).ok
+    finally:
+        store.close()

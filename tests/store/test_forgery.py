@@ -203,3 +203,23 @@ def rechained(events: list[dict[str, Any]], sid: str) -> list[dict[str, Any]]:
     events = [dict(e) for e in events]
     rechain(events, sid)
     return events
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("command_id", "c" * 201, "command id is 201 characters long"),
+    ("actor", "a" * 201, "actor is 201 characters long"),
+    ("actor", "td\x00", "actor contains a NUL"),
+    ("stream_id", "match-" + "s" * 195, "stream id is 201 characters long"),
+])
+def test_values_postgresql_refuses_are_refused_by_every_import(target, source, field, value, says):
+    """A file made on a database that took an over-long or NUL-bearing envelope value (an
+    old SQLite one, say) is refused at the edge on every backend, the line named: the same
+    file never imports on SQLite and fails on PostgreSQL."""
+    league, _ = source
+    events, _ = lines_of(export(league))
+    sid = stream_of(league.running)
+    last = max(i for i, e in enumerate(events) if e["stream_id"] == sid)
+    edited = [dict(e) for e in events]
+    edited[last][field] = value
+    rechain(edited, value if field == "stream_id" else sid)
+    refused(target, write(edited), f"line {last + 1}: the {says}", unsigned=True)

@@ -54,6 +54,10 @@ def test_seal_and_verify_with_a_written_down_head(k, db_url, tmp_path):
     assert sealed["written_down"] == head and sealed["events"] == int(events) and sealed["seq"] == 1
     out = k("verify", "--head", head, "--no-fold")
     assert "seals: 1 signed by a trusted key" in out and "written-down heads reached: 1" in out
+    from kartludo.store.transfer import format_us
+
+    assert f"{head} (sealed {format_us(sealed['sealed_at_us'])})" in out  # when the seals stopped, visibly
+    assert json.loads(k("verify", "--json", "--no-fold"))["newest_sealed_at"] == format_us(sealed["sealed_at_us"])
     assert "BAD written-down head" in k("verify", "--head", f"{position}:{events}:{'0' * 64}", code=1)
     assert "not a head" in k("verify", "--head", "12:zz", code=1)
     other = k("key", "new", "--key", str(tmp_path / "td2.key")).split("public key: ")[1].strip()
@@ -95,3 +99,24 @@ def test_import_flags(k, db_url, tmp_path):
     assert "imported" in imp(str(unsigned), "--unsigned")
     assert "imported" in imp(str(tokens), "--with-tokens")
     assert count() == json.loads(k("verify", "--json", "--no-fold"))["events"]
+
+
+def test_verify_names_an_edited_snapshot(k, db_url):
+    """A snapshot is outside every hash, and `state` folds from it: an attacker who
+    renames a player there changes what `state` shows; `verify` names the row."""
+    import msgspec
+
+    k("simulate", "uxinjo", "--matches", "1", "--seed", "4")
+    match_id = json.loads(k("match", "list", "--json"))[0]["match"]
+    assert "snapshots are their match's fold" in k("verify")
+    engine = create_engine(db_url)
+    with engine.begin() as conn:
+        sid, code, version, state = conn.execute(sa.text(
+            "SELECT stream_id, code, version, state FROM snapshots ORDER BY version DESC LIMIT 1")).one()
+        decoded = msgspec.msgpack.decode(bytes(state))
+        decoded[0]["players"][0] = "mallory"
+        conn.execute(sa.text("UPDATE snapshots SET state = :v WHERE stream_id = :s AND code = :c AND version = :n"),
+                     {"v": msgspec.msgpack.encode(decoded), "s": sid, "c": code, "n": version})
+    assert "mallory" in k("state", match_id)  # what the attack is for
+    bad = k("verify", code=1)
+    assert f"BAD snapshot of {sid} at version {version}: is not the match folded from its events" in bad

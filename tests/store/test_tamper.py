@@ -175,6 +175,10 @@ def cases(league: League, db: Db, tmp_key) -> list[Case]:
         pos, sid, ver = stream[-1][0], stream[-1][1], stream[-1][2]
         out.append((f"delete the newest event of the {name}", lambda d, p=pos: d.delete_events([p]),
                     where(f"{sid} version {ver} (position {pos})")))
+        if len(stream) > 4:
+            newest3 = [r[0] for r in stream[-3:]]
+            out.append((f"delete the newest 3 events of the {name}", lambda d, n=newest3: d.delete_events(n),
+                        where(f"{sid} version {stream[-3][2]} (position {newest3[0]})")))
         if len(stream) > 2:
             mid = stream[len(stream) // 2]
             out.append((f"delete an event in the middle of the {name}",
@@ -311,7 +315,7 @@ def cases(league: League, db: Db, tmp_key) -> list[Case]:
 
 def _edit(d: Db, table: str, column: str, value: Any, condition: str, *key: Any) -> None:
     """Change one byte of one column of one row (another byte if it collides with a key)."""
-    params = {"k": key[0], **({"k2": key[1]} if len(key) > 1 else {})}
+    params = dict(zip(("k", "k2", "k3"), key))
     for bit in INT_BITS if isinstance(value, int) else (1,):
         new = flipped(value, bit)
         if isinstance(value, str) and value.startswith("k1:"):
@@ -323,6 +327,24 @@ def _edit(d: Db, table: str, column: str, value: Any, condition: str, *key: Any)
         except sa.exc.IntegrityError:
             continue
     raise AssertionError(f"no one-byte edit of {table}.{column} fits its keys")
+
+
+def _snapshot_edits(sid: str, code: str, version: int, event_hash: bytes,
+                    state: bytes) -> list[tuple[str, Callable[[Db], None]]]:
+    """One-byte edits of every column of one snapshot row, and a careful one: a player
+    renamed in the decoded state, encoded again."""
+    key = "stream_id = :k AND code = :k2 AND version = :k3"
+    edits: list[tuple[str, Callable[[Db], None]]] = [
+        (f"one byte of snapshots.{column}", lambda d, c=column, v=value: _edit(
+            d, "snapshots", c, v, key, sid, code, version))
+        for column, value in zip(("stream_id", "code", "version", "event_hash", "state"),
+                                 (sid, code, version, event_hash, state))]
+    decoded = msgspec.msgpack.decode(bytes(state))
+    decoded[0]["players"][0] = "mallory"
+    renamed = msgspec.msgpack.encode(decoded)
+    edits.append(("a player renamed in the state", lambda d: d.x(
+        f"UPDATE snapshots SET state = :v WHERE {key}", v=renamed, k=sid, k2=code, k3=version)))
+    return edits
 
 
 def restore(store: EventStore) -> None:
@@ -360,3 +382,131 @@ def test_every_tampering_is_caught_and_named(attacked, tmp_path, capsys):
     if os.environ.get("KARTLUDO_TAMPER_COUNTS"):
         with open(os.environ["KARTLUDO_TAMPER_COUNTS"], "a") as f:
             f.write(f"{backend}\t{len(all_cases)}\t{caught}\n")
+
+
+def test_every_snapshot_edit_is_caught_or_ignored_by_every_reader(attacked, capsys):
+    """The snapshots table is a cache outside every hash: `state`, replays and the
+    service start folding from it. A one-byte edit of any column, or a careful edit of
+    the state (a player renamed, re-encoded), must either be named by the snapshot check
+    of `kartludo verify` or leave the row unusable, so that a load is still the fold of
+    the events."""
+    from kartludo.app import aggregate
+    from kartludo.app import snapshots as snaps
+    from kartludo.cli.integrity import check_snapshots
+
+    backend, league = attacked
+    store = league.store
+    for match_id in (league.series_match, league.finished, league.other):
+        snaps.load(store, match_id)  # a cold load past a deal boundary writes a snapshot
+    rows = store.select("SELECT stream_id, code, version, event_hash, state FROM snapshots ORDER BY stream_id, version")
+    assert len({r[0] for r in rows}) >= 2, "the league's matches have snapshots to attack"
+    assert check_snapshots(store) == (len(rows), [])
+
+    tried = caught = 0
+    missed = []
+    for sid, code, version, event_hash, state in (rows[0], rows[-1]):
+        edits = _snapshot_edits(sid, code, version, event_hash, state)
+        for name, tamper in edits:
+            tried += 1
+            with store.engine.begin() as conn:
+                tamper(Db(conn))
+            try:
+                count, problems = check_snapshots(store)
+                match_id = sid.removeprefix("match-")
+                try:
+                    loaded = snaps.load(store, match_id)
+                    truth = aggregate.fold(match_id, store.read_stream(sid))
+                    same = loaded is not None and (loaded.state, loaded.closed) == (truth.state, truth.closed)
+                except Exception:  # noqa: BLE001 - a load that fails shows nothing false either
+                    same = False
+            finally:
+                with store.engine.begin() as conn:
+                    conn.execute(sa.text("DELETE FROM snapshots"))
+                    for row in rows:
+                        conn.execute(sa.text("INSERT INTO snapshots (stream_id, code, version, event_hash, state) "
+                                             "VALUES (:a, :b, :c, :d, :e)"), dict(zip("abcde", row)))
+            if problems:
+                caught += 1
+                text = str(problems[0])  # the row as it now stands: its stream or version may be the edit
+                if not (text.startswith("snapshot of ") and (sid in text or flipped(sid) in text)):
+                    missed.append(f"{name} of {sid}@{version}: caught, not named: {problems[0]}")
+            elif not same:
+                missed.append(f"{name} of {sid}@{version}: a load shows what the events do not say, verify passes")
+    with capsys.disabled():
+        print(f"\nsnapshot tampering on {backend}: {tried} tried, {caught} caught by verify, "
+              f"{tried - caught - len([m for m in missed if 'verify passes' in m])} left unused by every load")
+    assert not missed, "\n".join(missed)
+
+
+def test_every_read_model_edit_is_caught(attacked, capsys):
+    """The read models (standings, series, the audit trail) sit beside the log outside
+    every hash, and `standings` reads them: a one-byte edit of any column of a row of
+    every projection table, a deleted row, and a checkpoint moved either way must each be
+    named by the projection check of `kartludo verify`."""
+    from kartludo.cli.integrity import check_projections
+    from kartludo.projections import all_projections, refresh
+    from kartludo.projections.schema import checkpoints
+
+    backend, league = attacked
+    store = league.store
+    refresh(store)
+    tables = [t for p in all_projections() for t in p.tables]
+    names = [t.name for t in tables] + [checkpoints.name]
+    with store.engine.begin() as conn:
+        for name in names:
+            conn.execute(sa.text(f"DROP TABLE IF EXISTS bkp_{name}"))
+            conn.execute(sa.text(f"CREATE TABLE bkp_{name} AS SELECT * FROM {name}"))
+    rows, problems = check_projections(store)
+    assert rows > 0 and problems == []
+
+    def edits() -> list[tuple[str, Callable[[Db], None]]]:
+        out: list[tuple[str, Callable[[Db], None]]] = []
+        with store.engine.connect() as conn:
+            for table in tables:
+                row = conn.execute(sa.select(table).order_by(*table.primary_key.columns).limit(1)).first()
+                if row is None:
+                    continue
+                key_columns = [c.name for c in table.primary_key.columns]
+                key = [getattr(row, c) for c in key_columns]
+                condition = " AND ".join(f"{c} = :{k}" for c, k in zip(key_columns, ("k", "k2", "k3")))
+                for column in table.columns:
+                    value = getattr(row, column.name)
+                    if value is None or isinstance(value, bool):
+                        new = not value if isinstance(value, bool) else {str: "x", int: 1}[column.type.python_type]
+                        out.append((f"{table.name}.{column.name} set to {new!r}", lambda d, t=table.name,
+                                    c=column.name, v=new, w=condition, k=key: d.x(
+                                        f"UPDATE {t} SET {c} = :v WHERE {w}", v=v, **dict(zip(("k", "k2", "k3"), k)))))
+                    else:
+                        out.append((f"one byte of {table.name}.{column.name}", lambda d, t=table.name,
+                                    c=column.name, v=value, w=condition, k=key: _edit(d, t, c, v, w, *k)))
+                out.append((f"a row of {table.name} deleted", lambda d, t=table.name, w=condition, k=key: d.x(
+                    f"DELETE FROM {t} WHERE {w}", **dict(zip(("k", "k2", "k3"), k)))))
+        head = store.head_position()
+        out.append(("every checkpoint moved past the log's end", lambda d: d.x(
+            "UPDATE projection_checkpoints SET position = :p", p=head + 1000)))
+        out.append(("the matches checkpoint moved back one event", lambda d: d.x(
+            "UPDATE projection_checkpoints SET position = (SELECT max(position) FROM events WHERE position < :p) "
+            "WHERE name = 'matches'", p=head)))
+        return out
+
+    tried = 0
+    missed = []
+    for name, tamper in edits():
+        tried += 1
+        with store.engine.begin() as conn:
+            tamper(Db(conn))
+        try:
+            _, problems = check_projections(store)
+        finally:
+            with store.engine.begin() as conn:
+                for table in names:
+                    conn.execute(sa.text(f"DELETE FROM {table}"))
+                    conn.execute(sa.text(f"INSERT INTO {table} SELECT * FROM bkp_{table}"))
+        if not problems:
+            missed.append(f"{name}: not caught")
+        elif not str(problems[0]).startswith(("projection table", "projection checkpoint")):
+            missed.append(f"{name}: caught, not named: {problems[0]}")
+    assert check_projections(store) == (rows, [])
+    with capsys.disabled():
+        print(f"\nread-model tampering on {backend}: {tried} tried, {tried - len(missed)} caught and named")
+    assert tried >= 30 and not missed, "\n".join(missed)

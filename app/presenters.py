@@ -127,22 +127,24 @@ def state_json(svc: MatchService, match: Match, viewer: Viewer, *, secrets: bool
     return svc.state_json(match, viewer, secrets=secrets)
 
 
-def moves_json(match: Match, seat: int) -> dict[str, Any]:
-    """A seat's moves now: its legal commands, each verb's shape, and what to confirm
+def moves_json(match: Match, seat: int, *, expanded: bool = True) -> dict[str, Any]:
+    """A seat's moves now: its legal commands (unless not ``expanded``: a client that
+    builds its controls from the shapes), each verb's shape, and what to confirm
     first; a seat the game is not waiting for has none (every game's contract)."""
     game, state = match.game, match.state
     legal = game.legal_commands(state, seat) if seat in game.to_act(state) else []
-    return {"legal": [c.text() for c in legal],
-            "shapes": [msgspec.to_builtins(x) for x in game.legal_shapes(state, seat, legal)],
-            "cautions": game.legal_cautions(state, seat, legal)}
+    out: dict[str, Any] = {"legal": [c.text() for c in legal]} if expanded else {}
+    out["shapes"] = [msgspec.to_builtins(x) for x in game.legal_shapes(state, seat, legal)]
+    out["cautions"] = game.legal_cautions(state, seat, legal)
+    return out
 
 
-def view_json(svc: MatchService, match: Match, viewer: Viewer) -> dict[str, Any]:
+def view_json(svc: MatchService, match: Match, viewer: Viewer, *, expanded: bool = True) -> dict[str, Any]:
     """The match in ``viewer``'s view; a seat also gets its moves (``legal``, ``shapes``,
     ``cautions``), so a table client needs one request per turn, not two."""
     out = state_json(svc, match, viewer)
     if isinstance(viewer, int) and viewer >= 0:
-        out.update(moves_json(match, viewer))
+        out.update(moves_json(match, viewer, expanded=expanded))
     return out
 
 

@@ -7,7 +7,7 @@ What a reader sees is ``app.visibility``'s policy, laid out by ``app.presenters`
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 from litestar import Request, Response, get, post
@@ -97,11 +97,16 @@ def get_match(services: Svcs, svc: Svc, mid: MatchOf, viewer: View) -> dict[str,
 
 
 @get("/matches/{match_id:str}/state", sync_to_thread=True, responses=responses(401, 404))
-def get_state(services: Svcs, svc: Svc, mid: MatchOf, viewer: View) -> dict[str, Any]:
+def get_state(services: Svcs, svc: Svc, mid: MatchOf, viewer: View,
+              legal: Annotated[Literal["all", "shapes"], Parameter(
+                  description="`shapes`: a seat's moves as shapes and cautions only, without the "
+                              "expanded `legal` list (thousands of commands in an exchange)")] = "all",
+              ) -> dict[str, Any]:
     """The match now, in the caller's view: a seat sees its own hand (and `legal`, its
-    legal commands), a TD every hand, no token public information only."""
+    legal commands, with each verb's `shapes`), a TD every hand, no token public
+    information only."""
     with services.locked(mid):
-        return view_json(svc, svc.load(mid), viewer)
+        return view_json(svc, svc.load(mid), viewer, expanded=legal == "all")
 
 
 @post("/matches/{match_id:str}/deals", sync_to_thread=True, guards=[td_only],

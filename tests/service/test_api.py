@@ -120,6 +120,16 @@ def test_state_is_the_callers_view(client, store, dealt, td_token):
     assert seat.pop("shapes") == [msgspec.to_builtins(x) for x in match.game.legal_shapes(match.state, 1)]
     assert seat == svc.state_json(svc.load(mid), 1)
     assert "legal" not in td and "legal" not in public
+    # ?legal=shapes: the moves as a table page draws them, without the expanded list
+    lean = client.get(f"/matches/{mid}/state", params={"legal": "shapes"}, headers=bearer(tokens["bob"])).json()
+    assert "legal" not in lean
+    assert lean.pop("shapes") == [msgspec.to_builtins(x) for x in match.game.legal_shapes(match.state, 1)]
+    assert lean.pop("cautions") == match.game.legal_cautions(match.state, 1)
+    assert lean == seat
+    actor = match.players[match.game.to_act(match.state)[0]]
+    lean = client.get(f"/matches/{mid}/state", params={"legal": "shapes"}, headers=bearer(tokens[actor])).json()
+    assert "legal" not in lean and lean["shapes"]  # the seat to act: its moves, as shapes
+    refused(store, client, "GET", f"/matches/{mid}/state?legal=some", 422, token=tokens["bob"])
     assert "hands" not in public or not public["hands"]
     assert set(seat["hands"]) == {"bob"} and set(td["hands"]) == set(PLAYERS)
     # another match's seat token sees the public view

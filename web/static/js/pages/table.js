@@ -171,7 +171,7 @@ function refreshSoon() {
   refreshing = setTimeout(async () => {
     refreshing = null;
     try {
-      const fresh = await api(`/matches/${encodeURIComponent(matchId)}/state`, { token });
+      const fresh = await api(`/matches/${encodeURIComponent(matchId)}/state?legal=shapes`, { token });
       if (!state || fresh.version >= state.version) take(fresh, fresh.shapes || [], fresh.cautions || {});
     } catch (err) {
       nodes.message.replaceChildren(errorBox(err));
@@ -221,7 +221,7 @@ async function start() {
     el("h2", {}, "What happened"),
     el("div", { class: "feed" }, nodes.feed),
   );
-  const fresh = await api(`/matches/${encodeURIComponent(matchId)}/state`, { token });
+  const fresh = await api(`/matches/${encodeURIComponent(matchId)}/state?legal=shapes`, { token });
   take(fresh, fresh.shapes || [], fresh.cautions || {});
   stop = followEvents(matchId, {
     token,

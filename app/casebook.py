@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app.audit import AuditRecord, RulingContext, ruling_context
+from kartludo.app.audit import AuditRecord, RulingContext, fact_words, ruling_context, seat_label
 from kartludo.app.errors import AppError
 from kartludo.store import EventStore
 
@@ -123,7 +123,8 @@ def _html_page(title: str, body: str, up: str = "") -> str:
 
 
 def _kv(d: dict[str, Any]) -> str:
-    rows = "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>" for k, v in d.items())
+    rows = "".join(f"<tr><th>{escape(str(k).replace('_', ' '))}</th><td>{escape(fact_words(v))}</td></tr>"
+                   for k, v in d.items())
     return f"<table>{rows}</table>" if rows else '<p class="muted">none recorded</p>'
 
 
@@ -147,7 +148,7 @@ def case_html(case: Case) -> str:
     r, ctx = case.record, case.context
     parts = [f"<h1>Ruling {escape(r.id)}</h1>",
              f'<p>{escape(r.game)} · match {escape(r.match)} · deal {r.deal} · event #{r.position} (v{r.version}) · '
-             f'{escape(r.recorded_at)} · on <b>{escape(r.player)}</b> (seat {r.seat}) · '
+             f'{escape(r.recorded_at)} · on <b>{escape(r.player)}</b> (seat {escape(seat_label(r.game, r.seat))}) · '
              f'<span class="status">{escape(r.status)}</span></p>',
              "<h2>The deal when ruled</h2>",
              f'<div class="diagram">{case.svg}</div>',
@@ -193,11 +194,12 @@ def case_md(case: Case) -> str:
     href = _rule_href(case)
     lines = [f"# Ruling {r.id}", "",
              f"{r.game} · match {r.match} · deal {r.deal} · event #{r.position} (v{r.version}) · {r.recorded_at} · "
-             f"on **{r.player}** (seat {r.seat}) · **{r.status}**", "",
+             f"on **{r.player}** (seat {seat_label(r.game, r.seat)}) · **{r.status}**", "",
              "## The deal when ruled", "", f"![deal diagram]({file_name(r.id)}.svg)", "",
              "## The rule", "", f"[{r.rule}]({href})" if href else r.rule, "", "## The facts", ""]
-    lines += [f"- {k}: {v}" for k, v in r.facts.items()] + ["", "### Effect", ""]
-    lines += [f"- {k}: {v}" for k, v in r.effect.items()]
+    lines += [f"- {k.replace('_', ' ')}: {fact_words(v)}" for k, v in r.facts.items()] or ["none recorded"]
+    lines += ["", "### Effect", ""]
+    lines += [f"- {k.replace('_', ' ')}: {fact_words(v)}" for k, v in r.effect.items()] or ["none recorded"]
     if r.series_effect:
         lines += ["", f"Series: {r.series_effect}"]
     lines += ["", "## Events around the ruling", "", "```", *ctx.before, "—", *ctx.after, "```", "",

@@ -56,14 +56,23 @@ def hand_order(cards: Sequence[str], hand: Sequence[str]) -> list[str]:
 
 def ordered_commands(legal: Sequence[Command], verbs: Sequence[str], hand: Sequence[str]) -> list[Command]:
     """``legal`` verb by verb (the game's verb order), each verb's commands in hand order
-    of the cards they name (not alphabetically): how a person reads a list of moves."""
+    of the cards they name and a choice's words in the order the command lists them
+    (seats in seat order), not alphabetically: how a person reads a list of moves."""
     place = {c: i for i, c in reversed(list(enumerate(hand)))}
     verb_rank = {v: i for i, v in enumerate(verbs)}
 
+    def rank(cmd: Command, i: int, word: str) -> int:
+        args = type(cmd).arguments
+        arg = args[i] if i < len(args) else None
+        if isinstance(arg, (Choice, Word)):
+            order = [w.lower() for w in (arg.choices if isinstance(arg, Choice) else arg.names)]
+            return order.index(word.lower()) if word.lower() in order else len(order)
+        return place.get(word.partition(":")[0], len(hand))
+
     def key(cmd: Command) -> tuple[Any, ...]:
         words = cmd.args()
-        return (verb_rank.get(cmd.verb(), len(verbs)), len(words),
-                [place.get(w.partition(":")[0], len(hand)) for w in words], words)
+        return (verb_rank.get(cmd.verb(), len(verbs)), len(words), [rank(cmd, i, w) for i, w in enumerate(words)],
+                words)
 
     return sorted(legal, key=key)
 

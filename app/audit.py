@@ -48,6 +48,33 @@ class AuditRecord(msgspec.Struct):
     history: list[dict[str, Any]] = []
 
 
+def seat_label(game_name: str, seat: int) -> str:
+    """A seat as the CLI, the web and the casebook all say it: the game's seat label
+    (Or, Su, …; P1, … where the game has none of its own), never a count from 0."""
+    try:
+        labels = get_game(game_name).seat_names
+    except BadCommand:
+        labels = ()
+    return labels[seat] if 0 <= seat < len(labels) else str(seat + 1)
+
+
+def fact_words(value: Any) -> str:
+    """A ruling's fact or effect in words, as the web's ruling page shows it: nothing or
+    an empty list is "none", a flag is yes/no, a list is joined with commas (a list of
+    groups, such as a split, with " / " between the groups), a record is "key: value"
+    pairs; never Python's spelling (None, False, [])."""
+    if value is None or value == [] or value == {}:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        sep = " / " if any(isinstance(v, (list, tuple)) for v in value) else ", "
+        return sep.join(fact_words(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{str(k).replace('_', ' ')}: {fact_words(v)}" for k, v in value.items())
+    return str(value)
+
+
 def foul_series_mp(game_name: str) -> int:
     """What a ruling costs its player in a series, by the game's rules (0 for a game
     this build does not have)."""

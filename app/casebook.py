@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app.audit import AuditRecord, RulingContext, ruling_context
+from kartludo.app.audit import AuditRecord, RulingContext, fact_words, ruling_context, seat_label
 from kartludo.app.errors import AppError
 from kartludo.store import EventStore
 
@@ -122,30 +122,6 @@ def _html_page(title: str, body: str, up: str = "") -> str:
             f'<nav><a href="{up}index.html">Casebook index</a></nav>{body}</body></html>\n')
 
 
-def _value(v: Any) -> str:
-    """A fact as a reader reads it: cards (and other words) space-separated, yes/no, a
-    dash for nothing; anything else as JSON (never a Python repr)."""
-    import json
-
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, str):
-        return v
-    if isinstance(v, list) and all(isinstance(x, str) for x in v):
-        return " ".join(v) if v else "—"
-    return json.dumps(v, ensure_ascii=False)
-
-
-def _seat(r: AuditRecord) -> str:
-    """The seat as the table names it (Or, Su, …)."""
-    from kartludo.engine.registry import get_game
-
-    names = get_game(r.game).seat_names
-    return names[r.seat] if 0 <= r.seat < len(names) else str(r.seat + 1)
-
-
 def _adjusted(a: dict[str, Any]) -> str:
     """An adjustment: as played, the weighted mean when it is not whole, and the whole
     points awarded (the score as played moved by the recorded adjustment)."""
@@ -156,7 +132,8 @@ def _adjusted(a: dict[str, Any]) -> str:
 
 
 def _kv(d: dict[str, Any]) -> str:
-    rows = "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(_value(v))}</td></tr>" for k, v in d.items())
+    rows = "".join(f"<tr><th>{escape(str(k).replace('_', ' '))}</th><td>{escape(fact_words(v))}</td></tr>"
+                   for k, v in d.items())
     return f"<table>{rows}</table>" if rows else '<p class="muted">none recorded</p>'
 
 
@@ -181,7 +158,7 @@ def case_html(case: Case) -> str:
     r, ctx = case.record, case.context
     parts = [f"<h1>Ruling {escape(r.id)}</h1>",
              f'<p>{escape(r.game)} · match {escape(r.match)} · deal {r.deal} · event #{r.position} (v{r.version}) · '
-             f'{escape(r.recorded_at)} · on <b>{escape(r.player)}</b> (seat {escape(_seat(r))}) · '
+             f'{escape(r.recorded_at)} · on <b>{escape(r.player)}</b> (seat {escape(seat_label(r.game, r.seat))}) · '
              f'<span class="status">{escape(r.status)}</span></p>',
              "<h2>The deal when ruled</h2>",
              f'<div class="diagram">{case.svg}</div>',
@@ -226,11 +203,12 @@ def case_md(case: Case) -> str:
     href = _rule_href(case)
     lines = [f"# Ruling {r.id}", "",
              f"{r.game} · match {r.match} · deal {r.deal} · event #{r.position} (v{r.version}) · {r.recorded_at} · "
-             f"on **{r.player}** (seat {_seat(r)}) · **{r.status}**", "",
+             f"on **{r.player}** (seat {seat_label(r.game, r.seat)}) · **{r.status}**", "",
              "## The deal when ruled", "", f"![deal diagram]({file_name(r.id)}.svg)", "",
              "## The rule", "", f"[{r.rule}]({href})" if href else r.rule, "", "## The facts", ""]
-    lines += [f"- {k}: {_value(v)}" for k, v in r.facts.items()] + ["", "### Effect", ""]
-    lines += [f"- {k}: {_value(v)}" for k, v in r.effect.items()]
+    lines += [f"- {k.replace('_', ' ')}: {fact_words(v)}" for k, v in r.facts.items()] or ["none recorded"]
+    lines += ["", "### Effect", ""]
+    lines += [f"- {k.replace('_', ' ')}: {fact_words(v)}" for k, v in r.effect.items()] or ["none recorded"]
     if r.series_effect:
         lines += ["", f"Series: {r.series_effect}"]
     lines += ["", "## Events around the ruling", "", "```", *ctx.before, "—", *ctx.after, "```", "",

@@ -14,27 +14,24 @@ if TYPE_CHECKING:
     from kartludo.app.audit import AuditRecord
 
 
-def _seat_label(game: str, seat: int) -> str:
-    """The seat as the web says it too: the game's seat label (Or, Su, …)."""
-    from kartludo.engine.registry import get_game
-
-    labels = get_game(game).seat_names
-    return labels[seat] if 0 <= seat < len(labels) else str(seat + 1)
-
-
 def _record_lines(r: AuditRecord) -> list[str]:
+    from kartludo.app.audit import fact_words, seat_label
+
     lines = [
         f"ruling {r.id}  ({r.status})",
         f"  match {r.match} · {r.game} · deal {r.deal} · event #{r.position} (v{r.version}) · {r.recorded_at}",
-        f"  player {r.player} (seat {_seat_label(r.game, r.seat)}) · {r.type}",
+        f"  player {r.player} (seat {seat_label(r.game, r.seat)}) · {r.type}",
         f"  rule: {r.rule}",
-        "  facts: " + ", ".join(f"{k}={v}" for k, v in r.facts.items()),
-        "  effect: " + ", ".join(f"{k}={v}" for k, v in r.effect.items()),
+        "  facts:" + ("" if r.facts else " none"),
+        *(f"    {k.replace('_', ' ')}: {fact_words(v)}" for k, v in r.facts.items()),
+        "  effect:" + ("" if r.effect else " none"),
+        *(f"    {k.replace('_', ' ')}: {fact_words(v)}" for k, v in r.effect.items()),
     ]
     if r.series_effect:
         lines.append(f"  series: {r.series_effect}")
     for v in r.voided:
-        lines.append(f"  voided at event #{v['position']}: {v['payer']} -> {v['payee']} {v['amount']} ({v['reason']})")
+        lines.append(f"  voided at event #{v['position']}: {v['payer']} would have paid {v['payee']} {v['amount']}"
+                     f" ({v['reason']})")
     if r.lifted_position:
         lines.append(f"  lifted at event #{r.lifted_position}")
     return lines

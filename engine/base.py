@@ -394,7 +394,7 @@ class Game(abc.ABC, Generic[S]):
             legal = self.legal_commands(state, seat)
         if not legal:
             return []
-        return shapes(legal, self.verbs(), self.hand_of(state, seat), seat, self.parse_command)
+        return shapes(legal, self.verbs(), self.hand_of(state, seat), seat, self.parse_command, state.players)
 
     def hand_of(self, state: S, seat: int) -> list[str]:
         """``seat``'s own cards in the order its hand holds them (its own view)."""

@@ -56,14 +56,23 @@ def hand_order(cards: Sequence[str], hand: Sequence[str]) -> list[str]:
 
 def ordered_commands(legal: Sequence[Command], verbs: Sequence[str], hand: Sequence[str]) -> list[Command]:
     """``legal`` verb by verb (the game's verb order), each verb's commands in hand order
-    of the cards they name (not alphabetically): how a person reads a list of moves."""
+    of the cards they name and a choice's words in the order the command lists them
+    (seats in seat order), not alphabetically: how a person reads a list of moves."""
     place = {c: i for i, c in reversed(list(enumerate(hand)))}
     verb_rank = {v: i for i, v in enumerate(verbs)}
 
+    def rank(cmd: Command, i: int, word: str) -> int:
+        args = type(cmd).arguments
+        arg = args[i] if i < len(args) else None
+        if isinstance(arg, (Choice, Word)):
+            order = [w.lower() for w in (arg.choices if isinstance(arg, Choice) else arg.names)]
+            return order.index(word.lower()) if word.lower() in order else len(order)
+        return place.get(word.partition(":")[0], len(hand))
+
     def key(cmd: Command) -> tuple[Any, ...]:
         words = cmd.args()
-        return (verb_rank.get(cmd.verb(), len(verbs)), len(words),
-                [place.get(w.partition(":")[0], len(hand)) for w in words], words)
+        return (verb_rank.get(cmd.verb(), len(verbs)), len(words), [rank(cmd, i, w) for i, w in enumerate(words)],
+                words)
 
     return sorted(legal, key=key)
 
@@ -105,7 +114,8 @@ def _cards_shape(verb: str, cls: type[Command], group: list[Command], hand: Sequ
     return None
 
 
-def _summary(verb: str, cls: type[Command], group: list[Command], hand: Sequence[str]) -> Shape | None:
+def _summary(verb: str, cls: type[Command], group: list[Command], hand: Sequence[str],
+             players: Sequence[str] = ()) -> Shape | None:
     args = cls.arguments
     if not args:
         return Shape(verb=verb, kind="plain", text=verb)
@@ -120,8 +130,19 @@ def _summary(verb: str, cls: type[Command], group: list[Command], hand: Sequence
         names = [w.lower() for w in (args[0].names if isinstance(args[0], Word) else args[0].choices)]
         words = sorted((c.args()[0] for c in group), key=lambda w: names.index(w.lower()) if w.lower() in names
                        else len(names))
-        return Shape(verb=verb, kind="choice", text=f"{verb}: {' | '.join(words)}", choices=words)
+        return Shape(verb=verb, kind="choice", text=f"{verb}: {' | '.join(_said(args[0], w, players) for w in words)}",
+                     choices=words)
     return None
+
+
+def _said(arg: Any, word: str, players: Sequence[str]) -> str:
+    """A choice word as people read it: a seat's word (``Or``) with its player's name
+    first, ``ann (Or)``; the word itself stays what the command takes."""
+    if isinstance(arg, Choice) and arg.noun == "seat":
+        seat = arg.choices.get(word)
+        if isinstance(seat, int) and 0 <= seat < len(players):
+            return f"{players[seat]} ({word})"
+    return word
 
 
 def _words(shape: Shape) -> list[list[str]]:
@@ -158,9 +179,10 @@ def expand(shape: Shape, seat: int, parse: Any) -> list[Command]:
 
 
 def shapes(legal: Sequence[Command], verbs: Sequence[type[Command]], hand: Sequence[str], seat: int,
-           parse: Any) -> list[Shape]:
+           parse: Any, players: Sequence[str] = ()) -> list[Shape]:
     """The shapes of ``legal`` (one seat's legal commands), one per verb in ``verbs``
-    order; a verb whose summary would not expand to exactly its commands is a ``list``."""
+    order; a verb whose summary would not expand to exactly its commands is a ``list``.
+    ``players``: the names in seat order, so a text naming a seat names its player."""
     by_verb: dict[str, list[Command]] = {}
     for cmd in legal:
         by_verb.setdefault(cmd.verb(), []).append(cmd)
@@ -170,7 +192,7 @@ def shapes(legal: Sequence[Command], verbs: Sequence[type[Command]], hand: Seque
         group = by_verb.pop(verb, None)
         if not group:
             continue
-        shape = _summary(verb, cls, group, hand)
+        shape = _summary(verb, cls, group, hand, players)
         if shape is None or set(expand(shape, seat, parse)) != set(group):
             texts = [c.text() for c in ordered_commands(group, [verb], hand)]
             shape = Shape(verb=verb, kind="list", text=f"{verb}: " + " | ".join(t.partition(" ")[2] or verb

@@ -258,19 +258,19 @@ def render(s: HkState, viewer: Viewer) -> str:
     acting = to_act(s)
     head = f"Hakamo — deal {s.deal} ({s.counted}/{DEALS} counted), {phase_words(s.phase.value)}"
     if s.dealer >= 0:
-        head += f", dealer {label(s.dealer)} ({names[s.dealer]})"
+        head += f", dealer {who(s, s.dealer)}"
     lines = [head]
     if s.deklaristo >= 0 and s.phase in _IN_DEAL:
-        who = f"Deklaristo {label(s.deklaristo)} at {s.contract}"
+        roles = f"Deklaristo {who(s, s.deklaristo)} at {s.contract}"
         if s.kunulo >= 0:
-            who += f", Kunulo {label(s.kunulo)} (share {s.share})"
+            roles += f", Kunulo {who(s, s.kunulo)} (share {s.share})"
         elif s.solo:
-            who += ", solo"
+            roles += ", solo"
         if s.declared:
-            who += f", declared {label(s.target)}"
-        lines.append(who)
+            roles += f", declared {who(s, s.target)}"
+        lines.append(roles)
     elif s.phase is Phase.AUCTION:
-        bids = " ".join(f"{label(p)}:{'pass' if b < 0 else b}" for p, b in s.bids) or "none yet"
+        bids = ", ".join(f"{who(s, p)} {'pass' if b < 0 else b}" for p, b in s.bids) or "none yet"
         lines.append(f"auction: {bids}")
     k = v["kasxetoj"]
     if k and s.phase in _IN_DEAL:
@@ -288,16 +288,17 @@ def render(s: HkState, viewer: Viewer) -> str:
         mark = "*" if i in acting else " "
         extra = "  matisto" if i in s.matistos else ""
         lines.append(
-            f"{mark}{label(i):<2} {name:<10} total {s.totals[i]:+d}  count {v['counts'][name]:<2} {hand}{extra}"
+            f"{mark}{who(s, i):<15} total {s.totals[i]:+d}  count {v['counts'][name]:<2} {hand}{extra}"
         )
     if v["trick"]:
         t = v["trick"]
-        plays = " ".join(f"{label(names.index(p['player']))}:{p['card']}" for p in t["plays"]) or "(to lead)"
+        plays = ", ".join(f"{who(s, names.index(p['player']))} {p['card']}" for p in t["plays"]) or "(to lead)"
         lines.append(f"trick {t['number']}: {plays}")
     if v["last_trick"]:
         t = v["last_trick"]
-        plays = " ".join(
-            f"{label(names.index(p['player']))}:{p['card']}{'x' if p['cancelled'] else ''}" for p in t["plays"]
+        plays = ", ".join(
+            f"{who(s, names.index(p['player']))} {p['card']}{' (cancelled)' if p['cancelled'] else ''}"
+            for p in t["plays"]
         )
         won = f"{t['winner']} +{t['points']}" if t["winner"] else "all cancelled"
         lines.append(f"last trick {t['number']}: {plays} → {won}")

@@ -9,6 +9,7 @@ caution tells nothing the seat does not know already.
 from __future__ import annotations
 
 from kartludo.engine.base import Command
+from kartludo.engine.jx import card_name
 from kartludo.engine.uxinjo.commands import Munt
 from kartludo.engine.uxinjo.hand import best_split
 from kartludo.engine.uxinjo.rules import R_FOUL, R_MUNT
@@ -22,7 +23,7 @@ def caution(state: UxState, command: Command) -> tuple[str, str] | None:
     seat = command.seat
     if state.phase is Phase.CLAIM and state.discards:
         six = tuple(state.hands[seat]) + (state.discards[-1],)
-        what = f"a claim on {state.discards[-1]}"
+        what = f"a claim on {card_name(state.discards[-1])}"
     elif state.phase is Phase.DISCARD and seat == state.active:
         six = tuple(state.hands[seat])
         what = "munt"

@@ -20,6 +20,7 @@ from kartludo.engine.uxinjo.rules import (
     RULING_WILDS,
     add,
     label,
+    who,
 )
 from kartludo.engine.uxinjo.state import SEATS, Phase, UxState, at_finito, marker, match_points, pay
 from kartludo.events.base import Event
@@ -100,7 +101,7 @@ def _foul_event(s: UxState, seat: int, six: tuple[str, ...], score: HandScore | 
         "penalties_before": before,
         "penalties_after": before + 1,
         "deal": "drawn",
-        "scoring": f"transfers to {label(seat)} are void until {before + 1} valid munt{'s' if before else ''}",
+        "scoring": f"transfers to {who(s, seat)} are void until {before + 1} valid munt{'s' if before else ''}",
     }
     return Foul(
         ruling_id=f"uxinjo-d{s.deal}-{label(seat)}",

@@ -199,9 +199,9 @@ def render(s: UxState, viewer: Viewer) -> str:
     acting = to_act(s)
     lines = [
         f"Uxinjo — deal {s.deal}, {phase_words(s.phase.value)}"
-        + (f", dealer {label(s.dealer)} ({names[s.dealer]})" if s.dealer >= 0 else ""),
+        + (f", dealer {who(s, s.dealer)}" if s.dealer >= 0 else ""),
         f"stock {len(s.stock)}  revealed {s.revealed or '-'}  discard {v['top_discard'] or '-'}"
-        f"  needed {s.needed}" + (f"  levu {' '.join(label(x) for x in s.levu)}" if s.levu else ""),
+        f"  needed {s.needed}" + (f"  levu {', '.join(who(s, x) for x in s.levu)}" if s.levu else ""),
     ]
     for i in range(SEATS):
         name = names[i]
@@ -209,7 +209,7 @@ def render(s: UxState, viewer: Viewer) -> str:
         exposed = f"  exposed {' '.join(s.exposed[i])}" if s.exposed[i] else ""
         pen = f"  penalties {len(s.penalties[i])}" if s.penalties[i] else ""
         mark = "*" if i in acting else " "
-        lines.append(f"{mark}{label(i):<2} {name:<10} total {v['totals'][name]:+d}  {hand}{exposed}{pen}")
+        lines.append(f"{mark}{who(s, i):<15} total {v['totals'][name]:+d}  {hand}{exposed}{pen}")
     lines.append(
         "markers: "
         + "  ".join(f"{names[a]}/{names[b]} {v['markers'][names[a]][names[b]]:+d}" for a, b in ((0, 1), (0, 2), (1, 2)))

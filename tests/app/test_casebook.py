@@ -100,6 +100,26 @@ def test_casebook_filters_and_markdown(k, two_matches, tmp_path):
     assert "is a file" in k("audit", "casebook", "-o", str(tmp_path / "file"), code=2)
 
 
+def test_a_case_names_the_seat_by_its_label_and_its_facts_in_words(k, two_matches, tmp_path):
+    """The seat as the CLI and the web say it (the player, then "seat Or"), never a count
+    from 0; facts as words (none, yes/no, commas), never Python's None/False/[]."""
+    k("audit", "casebook", "-o", str(tmp_path / "html"))
+    k("audit", "casebook", "--format", "md", "-o", str(tmp_path / "md"))
+    name = f"{two_matches[0]}__{RULING}"
+    md = (tmp_path / "md" / "cases" / f"{name}.md").read_text()
+    html = unescape((tmp_path / "html" / "cases" / f"{name}.html").read_text())
+    assert "on **ann** (seat Or)" in md and "on <b>ann</b> (seat Or)" in html
+    for text in (md, html):
+        assert "(seat 0)" not in text
+    facts = md[md.index("## The facts"):md.index("## Events around the ruling")]
+    for line in ("- cards: R1, R3, R5, G2, G6, G9", "- claim: no", "- discard: none", "- levu: none",
+                 "- penalties before: 0", "- scoring: transfers to ann (Or) are void until 1 valid munt"):
+        assert line in facts.splitlines(), (line, facts)
+    assert "<th>claim</th><td>no</td>" in html and "<th>discard</th><td>none</td>" in html
+    for python in ("None", "False", "[]"):
+        assert python not in facts and f"<td>{python}</td>" not in html
+
+
 def test_replay_diagram_holds_the_cards_of_step_k(k, store, two_matches, tmp_path):
     m = two_matches[0]
     for step in (1, 3):
@@ -187,7 +207,7 @@ def test_a_case_reads_as_a_casebook_and_shows_the_adjusted_score(k, store, two_m
         page = unescape((tmp_path / fmt / "cases" / name).read_text())
         assert "(seat Or)" in page and "(seat 0)" not in page
         facts = page[page.index("The facts"): page.index("Events around the ruling")]
-        assert "R1 R3 R5 G2 G6 G9" in facts
+        assert "R1, R3, R5, G2, G6, G9" in facts  # words, as audit show prints them
         assert not re.search(r"\bNone\b|\bFalse\b|\bTrue\b|\['", facts), facts
         assert "unseeded" in page and "seed None" not in page
         assert "as played ann +0, bob +0, cy +0" in page and "awarded ann +2, bob -1, cy -1" in page

@@ -110,7 +110,23 @@ def test_audit_show_prints_state_hash_and_neighbours(k, store, fouled):
     assert ruled.hash.hex() in out
     assert "ann (Or) declares munt" in out and "state when ruled (all hands)" in out and "ann's own view" in out
     assert "R1 R3 R5 G2 G6 G9" in out
-    assert "voided at event" in out and "bob -> ann 2 (stock)" in out
+    assert "voided at event" in out and "bob would have paid ann 2 (stock)" in out
+
+
+def test_audit_show_prints_facts_as_words_and_the_seat_by_its_label(k, fouled):
+    """Facts read as the web's ruling page reads them (none, yes/no, lists with commas),
+    never as Python values; ``--json`` keeps the values."""
+    out = k("audit", "show", fouled + AUDIT_ID)
+    assert "player ann (seat Or)" in out
+    facts = out[out.index("  facts:"):out.index("  hash of the ruled event")]
+    for line in ("    cards: R1, R3, R5, G2, G6, G9", "    claim: no", "    discard: none", "    levu: none",
+                 "    split: none", "    needed: 2", "    penalties before: 0", "    penalties after: 1",
+                 "    scoring: transfers to ann (Or) are void until 1 valid munt"):
+        assert line in facts.splitlines(), (line, facts)
+    for python in ("None", "False", "True", "[]", "{", "'"):
+        assert python not in facts, (python, facts)
+    raw = json.loads(k("audit", "show", fouled + AUDIT_ID, "--json"))["record"]
+    assert raw["facts"]["discard"] is None and raw["facts"]["claim"] is False and raw["facts"]["levu"] == []
 
 
 def test_replay_of_an_imported_match(k, store, fouled, tmp_path):

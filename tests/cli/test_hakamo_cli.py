@@ -19,12 +19,21 @@ def test_a_hakamo_deal_through_the_cli(k):
     assert k("legal", m, "--as", "ann", "--all").split("\n")[:2] == ["bid 13", "bid 14"]
     assert k("act", m, "--as", "ann", "bid", "13") == "ann (Or) bids 13\n"
     k("act", m, "--as", "bob", "pass")
+    assert "auction: ann (Or) 13, bob (Su) pass\n" in k("state", m, "--as", "cy")
     k("act", m, "--as", "cy", "pass")
     assert k("act", m, "--as", "dan", "pass") == "dan (No) passes; ann (Or) is Deklaristo at 13\n"
     assert k("act", m, "--as", "ann", "exchange") == "ann (Or) exchanges: takes R1 C into the hand\n"
     assert "trump R" in k("act", m, "--as", "ann", "lay", "R1:up", "C:down")
     k("act", m, "--as", "ann", "solo")
+    # the shape names each player first, the word the command takes beside it
+    assert k("legal", m, "--as", "ann") == "declare: ann (Or) | bob (Su) | cy (Ok) | dan (No) | malhakama\n"
+    assert k("legal", m, "--as", "ann", "--all").splitlines() == [  # in seat order, not alphabetical
+        "declare Or", "declare Su", "declare Ok", "declare No", "declare malhakama"]
+    shown = k("state", m, "--as", "bob")
+    assert "dealer ann (Or)" in shown and "Deklaristo ann (Or) at 13, solo" in shown
+    assert "Or (ann)" not in shown
     assert k("act", m, "--as", "ann", "declare", "or") == "ann (Or) declares ann (Or)\n"
+    assert "declared ann (Or)" in k("state", m, "--as", "bob")
     assert k("legal", m, "--as", "ann") == "play: one of R2 R3 R4 R6 R7 R8 R9 RX\n"
     assert k("legal", m, "--as", "ann", "--all").split() == ["play", "R2", "play", "R3", "play", "R4", "play", "R6",
                                                              "play", "R7", "play", "R8", "play", "R9", "play", "RX"]
@@ -33,6 +42,7 @@ def test_a_hakamo_deal_through_the_cli(k):
     k("act", m, "--as", "cy", "play", "B2")
     out = k("act", m, "--as", "dan", "play", "R5")
     assert out == "dan (No) plays R5\nann (Or) wins trick 1 with RX (+4)\n"
+    assert "last trick 1: ann (Or) RX, bob (Su) G1, cy (Ok) B2, dan (No) R5" in k("state", m, "--as", "bob")
 
     public = json.loads(k("state", m, "--json"))
     for field in ("match", "game", "status", "deal", "phase", "to_act", "players", "hands", "totals",

@@ -66,3 +66,15 @@ def test_a_hakamo_resign_is_cautioned_and_other_games_have_none_by_default():
     assert hk.caution(None, Play(seat=0, card="R5")) is None
     sk = get_game("svoi-kozyri")
     assert sk.caution(None, StartDeal(deck=())) is None
+
+
+def test_an_uxinjo_claim_caution_names_the_card_in_words():
+    """The card claimed reads as every other text reads it ("green 9"), not as its code."""
+    from uxinjo_helpers import OR, SU, Table, build_deck
+
+    t = Table()
+    t.deal(build_deck(OR, {SU: ["R1", "R3", "R5", "G2", "G6"]}, stock=["G9"]))
+    t.act(OR, "draw")
+    t.act(OR, "discard", "G9")
+    text = get_game("uxinjo").legal_cautions(t.state, SU)["munt"]["text"]
+    assert "a claim on green 9 is a foul" in text and "G9" not in text

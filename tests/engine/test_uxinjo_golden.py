@@ -337,6 +337,36 @@ def test_invalid_munt_is_a_foul_and_draws_the_deal():
     assert UXINJO.view(t.state, None)["penalties"] == {"ann": 1, "bob": 0, "cy": 0}
 
 
+def test_a_fouls_effect_names_the_player_and_an_old_wording_still_folds():
+    """The ruling's effect says "ann (Or)", as every other text does; a Foul stored
+    with the earlier wording ("transfers to Or …") still decodes and folds to the same
+    state (the text is only shown, never read back)."""
+    import msgspec
+
+    from kartludo.engine.base import fold
+    from kartludo.events.base import decode, encode
+
+    t = Table()
+    foul = foul_deal(t, OR)[1]
+    assert foul.effect["scoring"] == "transfers to ann (Or) are void until 1 valid munt"
+    old_text = "transfers to Or are void until 1 valid munt"
+    old = msgspec.structs.replace(foul, effect={**foul.effect, "scoring": old_text})
+    stored = decode(Foul.type_tag(), Foul.schema, encode(old))
+    assert stored == old
+    assert fold(UXINJO, t.created, [stored if e is foul else e for e in t.events]) == t.state
+
+
+def test_the_text_view_names_the_dealer_and_the_levu_players():
+    t = Table()
+    t.deal(build_deck(OR, {SU: ["G7", "G8", "R3", "G3", "B3"]}, stock=["G9"]))
+    t.act(OR, "levu")
+    text = UXINJO.render(t.state, None)
+    assert "dealer ann (Or)" in text and "levu ann (Or)" in text
+    assert "Or (ann)" not in text
+    rows = [line.split(" total")[0].strip() for line in text.splitlines() if " total " in line]
+    assert rows == ["*ann (Or)", "bob (Su)", "cy (Ok)"]  # the acting seat starred, each name first
+
+
 def test_invalid_claim_alone_is_a_foul_with_points_facts():
     t = Table()
     t.deal(build_deck(OR, {OK: ["G7", "G8", "R1", "R2", "R3"]}, stock=["G9"]))

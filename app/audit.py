@@ -280,6 +280,22 @@ def _difference(match_id: str, rec: Recorded, made: Any) -> Difference:
     return diff
 
 
+def outcome(event: Any) -> Any:
+    """``event`` without what only explains it (``Ruling.words``: a citation, a
+    sentence in its facts or effect): two rulings with the same outcome compare equal."""
+    words = getattr(type(event), "words", None)
+    if not words:
+        return event
+    data = msgspec.to_builtins(event)
+    for path in words:
+        head, _, key = path.partition(".")
+        if key:
+            data.get(head, {}).pop(key, None)
+        else:
+            data.pop(head, None)
+    return type(event).__struct_config__.tag, data
+
+
 def _rejudge(game: Any, state: Any, match_id: str, rec: Recorded) -> Difference | None:
     """A recorded action today's rules refuse (or would record differently), else None."""
     command = game.command_for(rec.event)
@@ -313,6 +329,7 @@ def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Differen
         notes.append(f"match {match_id} was recorded under {created.ruleset}; today's engine is {game.ruleset}")
     state = game.start(created)
     diffs = []
+    reworded = 0
     refused: list[Difference] = []  # this deal's refused actions, collecting the outcomes that follow
     for rec in records[1:]:
         event = rec.event
@@ -322,7 +339,10 @@ def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Differen
         if type(event).derived:
             made = expected[0] if expected else None
             if made != event:
-                diffs.append(_difference(match_id, rec, made))
+                if made is not None and type(made) is type(event) and outcome(made) == outcome(event):
+                    reworded += 1
+                else:
+                    diffs.append(_difference(match_id, rec, made))
         else:
             if expected:
                 diffs.append(Difference(match_id, rec.position, rec.version, f"no decision before {rec.type}",
@@ -340,6 +360,9 @@ def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Differen
                     diff.outcomes.append(f"{rec.type} v{rec.version} (#{rec.position})")
             if ends_deal:
                 refused = []
+    if reworded:
+        notes.append(f"match {match_id}: {reworded} ruling{'s' if reworded > 1 else ''} recorded in other words "
+                     "(citation or explanation) with the same outcome as today's: not listed")
     pending = game.automatic(state)
     if pending:
         last = records[-1]

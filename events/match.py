@@ -71,6 +71,10 @@ class Ruling(Event, frozen=True, kw_only=True, tag="match.ruling"):
     """
 
     derived = True
+    #: what only explains the ruling (the citation; a game adds its ``facts.`` and
+    #: ``effect.`` keys that are sentences): rewording them changes no outcome, so
+    #: ``audit recheck`` does not list a ruling that differs only there
+    words = frozenset({"rule"})
 
     ruling_id: str
     deal: int

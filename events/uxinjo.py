@@ -83,6 +83,7 @@ class Foul(Ruling, frozen=True, kw_only=True, tag="uxinjo.foul"):
     """An invalid munt (§2.3 3, §6.1): the deal is drawn and the seat is penalised."""
 
     derived = True
+    words = frozenset({"rule", "facts.reason", "effect.scoring"})
 
 
 class Settled(Event, frozen=True, kw_only=True, tag="uxinjo.settled"):

@@ -54,7 +54,7 @@ def test_a_void_claim_is_listed_and_shown_by_the_audit_trail(k, store):
     assert len(json.loads(k("audit", "list", "--player", "bob", "--match", mid[:5], "--json"))) == 1
     shown = k("audit", "show", mid[:6] + "/uxinjo-d1-Su-void")
     assert f"ruling {mid}/uxinjo-d1-Su-void-claim  (decision)" in shown
-    assert f"rule: {VOID_CLAIM}" in shown and "claim_on=G9" in shown and "foul=False" in shown
+    assert f"rule: {VOID_CLAIM}" in shown and "claim on: G9" in shown and "foul: no" in shown
     assert "bob (Su)'s invalid claim is void, no foul (RULING §2.3)" in shown  # the settlement, among the events
     assert "not appealable" in shown
     # a decision is not a penalty ruling: nothing to appeal

@@ -180,3 +180,33 @@ def test_recheck_names_exactly_the_outcomes_resting_on_moves_the_rules_now_refus
     assert k("audit", "recheck", "legal") == (
         "note: match legal was recorded under uxinjo-1; today's engine is uxinjo-2\n"
         "1 matches rechecked, 0 differences\n")
+
+
+def test_recheck_does_not_list_a_ruling_that_differs_only_in_wording(store):
+    """A foul recorded with an older citation and explanation (the effect said "transfers
+    to Or …" before names came first) has today's outcome: recheck notes it, lists no
+    difference; a foul whose outcome differs (another penalty count) is listed."""
+    import msgspec
+
+    from kartludo.events.uxinjo import Foul
+
+    def with_foul(rule: str | None, reason: str | None, effect: dict[str, Any]) -> OldMatch:
+        m = _uxinjo_take_eltiri(False, ["G7", "G8", "R1", "R2", "B5"])  # Ok claims B7: an invalid munt
+        m.act(OK, "munt")
+        m.act(OR, "pass")
+        i = next(i for i, e in enumerate(m.events) if isinstance(e, Foul))
+        foul = m.events[i]
+        m.events[i] = msgspec.structs.replace(foul, rule=rule or foul.rule,
+                                              facts={**foul.facts, "reason": reason or foul.facts["reason"]},
+                                              effect={**foul.effect, **effect})
+        return m
+
+    with_foul("uxinjo §6.1 (as cited then)", "the cards were no two sets",
+              {"scoring": "transfers to Ok are void until 1 valid munt"}).write(store, "reworded")
+    with_foul(None, None, {"penalties_after": 2}).write(store, "other")
+
+    count, diffs, notes = recheck(store)
+
+    assert [d.match for d in diffs] == ["other"] and diffs[0].fields == {"effect": [
+        {**diffs[0].fields["effect"][1], "penalties_after": 2}, diffs[0].fields["effect"][1]]}
+    assert any(n.startswith("match reworded: 1 ruling recorded in other words") for n in notes)

@@ -5,8 +5,7 @@ A row's position is ``(transaction id << 16) + its index in the transaction``
 (migration 0006): positions follow the order in which transactions took their ids,
 and a transaction's rows are contiguous. Every transaction still running has an id
 at least the snapshot's ``xmin``, so no row can ever commit below
-``xmin << 16`` that a reader does not see now; narrower still, below the oldest
-*appender* still running (``HORIZON``): that is the *horizon*, and a reader
+``xmin << 16`` that a reader does not see now: that is the *horizon*, and a reader
 following the global order reads only below it. This is the transaction-id
 high-water mark of established PostgreSQL event stores (which order by
 ``(transaction_id, position)``), packed into the one integer the rest of kartludo
@@ -37,37 +36,9 @@ _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, l
 _INSERT_COMMAND_XID = _INSERT_COMMAND + " RETURNING pg_current_xact_id()::text::bigint"
 _XID = "SELECT pg_current_xact_id()::text::bigint"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
-#: the shared advisory lock every transaction that writes events takes first, before
-#: it has a transaction id: a reader finds the appenders still running by it
-APPENDING = 7301002
-_APPENDING = "SELECT pg_advisory_xact_lock_shared(%s)" % APPENDING
-#: the appenders running in this database, each with its transaction id (low 32
-#: bits, as ``pg_locks`` shows them; NULL: none yet, or not yet shown)
-_APPENDERS = (
-    "SELECT t.transactionid::text::bigint AS xid FROM pg_locks a LEFT JOIN pg_locks t"
-    " ON t.virtualtransaction = a.virtualtransaction AND t.locktype = 'transactionid'"
-    " AND t.mode = 'ExclusiveLock' AND t.granted"
-    " WHERE a.locktype = 'advisory' AND a.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-    f" AND a.classid = 0 AND a.objid = {APPENDING} AND a.objsubid = 1 AND a.granted"
-)
 #: the first position a transaction still running could take (a scalar subquery, so
-#: the planner evaluates it once and uses it as an index bound): the oldest appender
-#: the statement's snapshot sees running, else the snapshot's xmax. Not simply the
-#: snapshot's xmin: that is the oldest transaction of the whole cluster, and one long
-#: transaction anywhere (another database's batch job) would hold every reader back.
-#: An appender takes ``APPENDING`` before its id, so one the snapshot sees running
-#: either still holds the lock when ``pg_locks`` is read, after the snapshot, or has
-#: ended by then (and a query run after this one sees its rows). PostgreSQL shows a
-#: new id in snapshots a moment before its lock: an appender without one shown makes
-#: the horizon the xmin, as safe as before.
-HORIZON = (
-    "(SELECT CASE WHEN pg_snapshot_xmin(s) = pg_snapshot_xmax(s) THEN pg_snapshot_xmax(s)::text::bigint"
-    " ELSE (SELECT CASE WHEN bool_or(xid IS NULL) THEN pg_snapshot_xmin(s)::text::bigint"
-    " ELSE coalesce((SELECT min(x::text::bigint) FROM pg_snapshot_xip(s) AS x"
-    " WHERE (x::text::bigint & 4294967295) = ANY(array_agg(xid))), pg_snapshot_xmax(s)::text::bigint) END"
-    f" FROM ({_APPENDERS}) AS appenders) END << {POSITION_ROW_BITS}"
-    " FROM (SELECT pg_current_snapshot() AS s) AS snap)"
-)
+#: the planner evaluates it once and uses it as an index bound)
+HORIZON = f"(SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint << {POSITION_ROW_BITS})"
 #: NOTIFY payload of a write that names no single stream (an import)
 ANY_STREAM = "*"
 
@@ -118,7 +89,6 @@ class PostgresDriver:
                 with conn.pipeline():
                     try:
                         tx.execute("BEGIN")
-                        tx.execute(_APPENDING)
                         cur.executemany(_INSERT, indexed)
                         if len(commands) > 1:
                             cur.executemany(_INSERT_COMMAND, commands[:-1])
@@ -203,7 +173,6 @@ class _Bulk:
         self.more = more
         with conn.cursor() as cur:
             cur.execute("BEGIN")
-            cur.execute(_APPENDING)
             cur.execute(_XID)
             self.next = cur.fetchone()[0] << POSITION_ROW_BITS
         self.left = self.block

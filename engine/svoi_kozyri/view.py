@@ -137,9 +137,11 @@ def describe(before: SkState, event: Event, viewer: Viewer) -> str:
             reason = f"still holds {k} cards{shown}"
         return f"deal {event.deal}: {who} loses ({reason}) and deals next"
     if isinstance(event, MatchEnded):
-        return f"match ends after {event.deals} deals: losses " + ", ".join(
-            f"{n} {v}" for n, v in event.losses.items()
-        )
+        deals = f"{event.deals} deal" + ("" if event.deals == 1 else "s")
+        if event.draws:  # RULING §Cards, players, trumps: said, so the losses need not add up to the deals
+            drawn = "it was" if event.deals == 1 else f"{event.draws} of them"
+            deals += f" ({drawn} drawn: a drawn deal counts as one of the match's deals)"
+        return f"match ends after {deals}: losses " + ", ".join(f"{n} {v}" for n, v in event.losses.items())
     return type(event).type_tag()
 
 

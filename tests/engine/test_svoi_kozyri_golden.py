@@ -118,7 +118,7 @@ def test_match_ends_after_its_deals_with_fewest_losses_first():
     assert G.is_finished(t.state) and not G.can_deal(t.state)
     r = G.result(t.state)
     assert r.scores == {"ann": 1, "bob": 0} and r.ranks == {"ann": 2, "bob": 1} and r.higher_is_better is False
-    assert G.describe(t.state, last[2], PUBLIC) == "match ends after 1 deals: losses ann 1, bob 0"
+    assert G.describe(t.state, last[2], PUBLIC) == "match ends after 1 deal: losses ann 1, bob 0"
 
 
 def test_default_match_length_is_eight_deals_and_cited():
@@ -342,3 +342,9 @@ def test_a_drawn_deal_counts_as_one_of_the_matchs_deals():
     assert last[1].outcome == "draw"
     assert last[2] == MatchEnded(deals=1, losses={"ann": 0, "bob": 0}, draws=1, ranks={"ann": 1, "bob": 1})
     assert G.is_finished(t.state)
+    # the log says why nobody has a loss after the match's one deal
+    assert G.describe(t.state, last[2], PUBLIC) == (
+        "match ends after 1 deal (it was drawn: a drawn deal counts as one of the match's deals): losses ann 0, bob 0")
+    ended = MatchEnded(deals=8, losses={"ann": 3, "bob": 2}, draws=3, ranks={"ann": 2, "bob": 1})
+    assert G.describe(t.state, ended, PUBLIC) == ("match ends after 8 deals (3 of them drawn: a drawn deal counts as "
+                                                  "one of the match's deals): losses ann 3, bob 2")

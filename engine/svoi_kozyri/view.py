@@ -126,16 +126,19 @@ def describe(before: SkState, event: Event, viewer: Viewer) -> str:
     if isinstance(event, DealEnded):
         who = label(before, event.last)
         top = event.top or "an empty pile"
+        # the match's last deal: nobody deals next (``before`` is settling it; a state
+        # after the event has counted it already)
+        final = before.completed + (before.phase is Phase.SETTLING) >= before.deals
         if event.outcome == "draw":
-            return (f"deal {event.deal} drawn: {who}'s last card {event.hand[0]} beats {top}; "
-                    f"{label(before, event.next_dealer)} deals again")
+            again = "" if final else f"; {label(before, event.next_dealer)} deals again"
+            return f"deal {event.deal} drawn: {who}'s last card {event.hand[0]} beats {top}{again}"
         if len(event.hand) == 1:
             reason = f"last card {event.hand[0]} does not beat {top}"
         else:
             k = len(event.hand)
             shown = "" if HIDDEN in event.hand else f" ({' '.join(event.hand)})"
             reason = f"still holds {k} cards{shown}"
-        return f"deal {event.deal}: {who} loses ({reason}) and deals next"
+        return f"deal {event.deal}: {who} loses ({reason})" + ("" if final else " and deals next")
     if isinstance(event, MatchEnded):
         deals = f"{event.deals} deal" + ("" if event.deals == 1 else "s")
         if event.draws:  # RULING §Cards, players, trumps: said, so the losses need not add up to the deals

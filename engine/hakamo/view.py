@@ -259,6 +259,8 @@ def render(s: HkState, viewer: Viewer) -> str:
     head = f"Hakamo — deal {s.deal} ({s.counted}/{DEALS} counted), {phase_words(s.phase.value)}"
     if s.dealer >= 0:
         head += f", dealer {label(s.dealer)} ({names[s.dealer]})"
+    if v["next_dealer"] and s.deal:  # between deals the dealer above is the last one's
+        head += f", next dealer {label(names.index(v['next_dealer']))} ({v['next_dealer']})"
     lines = [head]
     if s.deklaristo >= 0 and s.phase in _IN_DEAL:
         who = f"Deklaristo {label(s.deklaristo)} at {s.contract}"

@@ -155,6 +155,8 @@ def render(s: SkState, viewer: Viewer) -> str:
     head = f"Svoi Kozyri — deal {s.deal} of {s.deals}, {phase_words(s.phase.value)}"
     if s.dealer >= 0:
         head += f", dealer {names[s.dealer]}"
+    if v["next_dealer"] and s.deal:  # between deals the dealer above is the last one's
+        head += f", next dealer {v['next_dealer']}"
     lines = [head]
     if s.deal:
         top = f"  top {s.top}" if s.pile else ""

@@ -138,11 +138,18 @@ def citations(citation: str, game: str | None = None) -> list[Citation]:
     for part in parts:
         best = None
         for label, section in labels.items():
-            if part.startswith(label) and (len(part) == len(label) or not part[len(label)].isalnum()):
+            if part.startswith(label) and _label_ends(part, len(label)):
                 if best is None or len(label) > len(best.label):
                     best = section
         out.append(Citation(page, part.strip(), best))
     return out
+
+
+def _label_ends(part: str, at: int) -> bool:
+    """A label ends where a word or a number ends: ``§3.7`` does not cite §3 (a subsection
+    the page lacks is unresolved, not its parent)."""
+    rest = part[at:]
+    return not rest or not (rest[0].isalnum() or re.match(r"\.\d", rest))
 
 
 def link(citation: str, game: str | None = None) -> str | None:

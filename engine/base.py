@@ -550,7 +550,8 @@ def parse_options(game: Game[Any], given: dict[str, str]) -> dict[str, Any]:
             value = opt.default
         if opt.check is not None:
             problem = opt.check(value)
-            if problem:
-                raise BadCommand(f"option {key}={value!r}: {problem}")
+            if problem:  # the value as typed (S,S,H), not as parsed (['S', 'S', 'H'])
+                shown = given[key] if key in given else repr(value)
+                raise BadCommand(f"option {key}={shown}: {problem}")
         out[key] = value
     return out

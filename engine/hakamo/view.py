@@ -259,6 +259,8 @@ def render(s: HkState, viewer: Viewer) -> str:
     head = f"Hakamo — deal {s.deal} ({s.counted}/{DEALS} counted), {phase_words(s.phase.value)}"
     if s.dealer >= 0:
         head += f", dealer {who(s, s.dealer)}"
+    if v["next_dealer"] and s.deal:  # between deals the dealer above is the last one's
+        head += f", next dealer {who(s, names.index(v['next_dealer']))}"
     lines = [head]
     if s.deklaristo >= 0 and s.phase in _IN_DEAL:
         roles = f"Deklaristo {who(s, s.deklaristo)} at {s.contract}"

@@ -191,6 +191,8 @@ def render(s: LvState, viewer: Viewer) -> str:
     head = f"Laugavatnsmanni — deal {s.deal}/{s.max_deals}, {phase_words(s.phase.value)}"
     if v["dealer"]:
         head += f", dealer {v['dealer']}, chooser {v['chooser']}"
+    if v["next_dealer"] and s.deal:
+        head += f", next dealer {v['next_dealer']}"
     lines = [head]
     if v["contract"]:
         line = f"contract {_contract_name(v['contract'], s.great)}"

@@ -126,20 +126,25 @@ def describe(before: SkState, event: Event, viewer: Viewer) -> str:
     if isinstance(event, DealEnded):
         who = label(before, event.last)
         top = event.top or "an empty pile"
+        # the match's last deal: nobody deals next (``before`` is settling it; a state
+        # after the event has counted it already)
+        final = before.completed + (before.phase is Phase.SETTLING) >= before.deals
         if event.outcome == "draw":
-            return (f"deal {event.deal} drawn: {who}'s last card {event.hand[0]} beats {top}; "
-                    f"{label(before, event.next_dealer)} deals again")
+            again = "" if final else f"; {label(before, event.next_dealer)} deals again"
+            return f"deal {event.deal} drawn: {who}'s last card {event.hand[0]} beats {top}{again}"
         if len(event.hand) == 1:
             reason = f"last card {event.hand[0]} does not beat {top}"
         else:
             k = len(event.hand)
             shown = "" if HIDDEN in event.hand else f" ({' '.join(event.hand)})"
             reason = f"still holds {k} cards{shown}"
-        return f"deal {event.deal}: {who} loses ({reason}) and deals next"
+        return f"deal {event.deal}: {who} loses ({reason})" + ("" if final else " and deals next")
     if isinstance(event, MatchEnded):
-        return f"match ends after {event.deals} deals: losses " + ", ".join(
-            f"{n} {v}" for n, v in event.losses.items()
-        )
+        deals = f"{event.deals} deal" + ("" if event.deals == 1 else "s")
+        if event.draws:  # RULING §Cards, players, trumps: said, so the losses need not add up to the deals
+            drawn = "it was" if event.deals == 1 else f"{event.draws} of them"
+            deals += f" ({drawn} drawn: a drawn deal counts as one of the match's deals)"
+        return f"match ends after {deals}: losses " + ", ".join(f"{n} {v}" for n, v in event.losses.items())
     return type(event).type_tag()
 
 
@@ -150,6 +155,8 @@ def render(s: SkState, viewer: Viewer) -> str:
     head = f"Svoi Kozyri — deal {s.deal} of {s.deals}, {phase_words(s.phase.value)}"
     if s.dealer >= 0:
         head += f", dealer {names[s.dealer]}"
+    if v["next_dealer"] and s.deal:  # between deals the dealer above is the last one's
+        head += f", next dealer {v['next_dealer']}"
     lines = [head]
     if s.deal:
         top = f"  top {s.top}" if s.pile else ""

@@ -19,6 +19,7 @@ from kartludo.engine.uxinjo.rules import (
     R_DONE,
     R_DRAW,
     R_ELTIRI,
+    R_ELTIRI_AFTER,
     R_ELTIRI_HELD,
     R_JX,
     R_LAST,
@@ -208,7 +209,7 @@ def _own_six(state: UxState, seat: int, verb: str) -> None:
     if state.phase is not Phase.DISCARD or seat != state.active:
         if seat != state.active or state.phase is Phase.CLAIM:
             raise _not_your_turn(state, seat)
-        raise IllegalCommand(f"draw or take first, then {verb}", R_DISCARD)
+        raise IllegalCommand(f"draw or take first, then {verb}", R_ELTIRI_AFTER if verb == "eltiri" else R_DISCARD)
 
 
 def _check_discard(state: UxState, cmd: Discard) -> list[Event]:

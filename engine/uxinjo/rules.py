@@ -22,6 +22,7 @@ R_DISCARD = "uxinjo §2.2"
 R_LEVU = "uxinjo §4.2 (levu: first turn only, before discarding)"
 R_ELTIRI = "uxinjo §3.1 (eltiri: only while the stock holds more than the two cards never drawn)"
 R_ELTIRI_HELD = "uxinjo §3.1 (eltiri: expose a PJ or an AJ from your own hand)"
+R_ELTIRI_AFTER = "uxinjo §3.1 (RULING: eltiri only after drawing or taking, with six cards)"
 R_MUNT = "uxinjo §2.3 munt (on one's own turn after A, B or eltiri, or in a claim window)"
 R_WINDOW = (
     "uxinjo §2.3 claim window (RULING: a draw or take counts as the next player's pass only "

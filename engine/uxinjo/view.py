@@ -199,7 +199,9 @@ def render(s: UxState, viewer: Viewer) -> str:
     acting = to_act(s)
     lines = [
         f"Uxinjo — deal {s.deal}, {phase_words(s.phase.value)}"
-        + (f", dealer {who(s, s.dealer)}" if s.dealer >= 0 else ""),
+        + (f", dealer {who(s, s.dealer)}" if s.dealer >= 0 else "")
+        # between deals the dealer above is the last one's
+        + (f", next dealer {who(s, names.index(v['next_dealer']))}" if v["next_dealer"] and s.deal else ""),
         f"stock {len(s.stock)}  revealed {s.revealed or '-'}  discard {v['top_discard'] or '-'}"
         f"  needed {s.needed}" + (f"  levu {', '.join(who(s, x) for x in s.levu)}" if s.levu else ""),
     ]

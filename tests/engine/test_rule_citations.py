@@ -59,6 +59,9 @@ def test_citations_resolve_to_the_longest_label():
     assert unresolved("uxinjo §9.9 (no such section)", "uxinjo") == [
         "§'9.9 (no such section)' in 'uxinjo §9.9 (no such section)'"]
     assert unresolved("deck", "uxinjo") == ["'deck' cites no section"]
+    # a subsection the page lacks does not fall back to its parent (§3.7 is not §3)
+    assert unresolved("uxinjo §3.7 (eltiri)", "uxinjo") == ["§'3.7 (eltiri)' in 'uxinjo §3.7 (eltiri)'"]
+    assert rulebook.citations("uxinjo §3. Jx cards")[0].section.label == "3"  # a full stop ends a sentence
 
 
 def _engine_strings(package: Path) -> list[tuple[str, int, str]]:

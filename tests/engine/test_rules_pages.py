@@ -43,6 +43,7 @@ def test_svoi_kozyri_match_creation_refuses_too_few_trump_suits_as_the_page_says
 def test_svoi_kozyri_drawn_deals_count_is_documented_as_the_ruling():
     [ruling] = [p for p in paragraphs("svoi-kozyri") if "drawn deal counts as one of the match's deals" in p]
     assert ruling.startswith("**RULING:**")
+    assert "records how many of its deals were drawn (`draws`)" in ruling
     assert rulebook.sections("svoi-kozyri")["Cards, players, trumps"]  # where RULING_DEALS points
 
 

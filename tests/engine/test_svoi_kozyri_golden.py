@@ -115,10 +115,12 @@ def test_match_ends_after_its_deals_with_fewest_losses_first():
     last = play_ladder(t, last_bob="AS")
     assert [type(e) for e in last] == [Played, DealEnded, MatchEnded]
     assert last[2] == MatchEnded(deals=1, losses={"ann": 1, "bob": 0}, draws=0, ranks={"ann": 2, "bob": 1})
+    # the match's last deal: nobody deals next (described from the state before the event, as a replay does)
+    assert G.describe(_before(t, last[1]), last[1], PUBLIC) == "deal 1: ann loses (last card AC does not beat AS)"
     assert G.is_finished(t.state) and not G.can_deal(t.state)
     r = G.result(t.state)
     assert r.scores == {"ann": 1, "bob": 0} and r.ranks == {"ann": 2, "bob": 1} and r.higher_is_better is False
-    assert G.describe(t.state, last[2], PUBLIC) == "match ends after 1 deals: losses ann 1, bob 0"
+    assert G.describe(t.state, last[2], PUBLIC) == "match ends after 1 deal: losses ann 1, bob 0"
 
 
 def test_default_match_length_is_eight_deals_and_cited():
@@ -340,5 +342,27 @@ def test_a_drawn_deal_counts_as_one_of_the_matchs_deals():
     last = play_ladder(t)
     assert [type(e) for e in last] == [Played, DealEnded, MatchEnded]
     assert last[1].outcome == "draw"
+    assert G.describe(_before(t, last[1]), last[1], PUBLIC) == "deal 1 drawn: ann's last card AS beats AC"
     assert last[2] == MatchEnded(deals=1, losses={"ann": 0, "bob": 0}, draws=1, ranks={"ann": 1, "bob": 1})
     assert G.is_finished(t.state)
+    # the log says why nobody has a loss after the match's one deal
+    assert G.describe(t.state, last[2], PUBLIC) == (
+        "match ends after 1 deal (it was drawn: a drawn deal counts as one of the match's deals): losses ann 0, bob 0")
+    ended = MatchEnded(deals=8, losses={"ann": 3, "bob": 2}, draws=3, ranks={"ann": 2, "bob": 1})
+    assert G.describe(t.state, ended, PUBLIC) == ("match ends after 8 deals (3 of them drawn: a drawn deal counts as "
+                                                  "one of the match's deals): losses ann 3, bob 2")
+
+
+def _before(t, event):
+    """The state just before ``event`` (the one a replay describes it from)."""
+    state = G.start(t.created)
+    for e in t.events[:t.events.index(event)]:
+        state = G.evolve(state, e)
+    return state
+
+
+def test_a_deal_that_is_not_the_last_names_the_next_dealer_from_the_state_before():
+    t = Table(2, dealer=BOB, trumps=["S", "H"], deals=2)
+    t.deal({ANN: LADDER_ANN, BOB: LADDER_BOB})
+    ended = play_ladder(t)[1]
+    assert G.describe(_before(t, ended), ended, PUBLIC) == "deal 1 drawn: ann's last card AS beats AC; bob deals again"

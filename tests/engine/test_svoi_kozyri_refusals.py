@@ -151,6 +151,16 @@ def test_options():
             parse_options(G, given)
 
 
+def test_a_refused_option_is_quoted_as_typed():
+    """The player typed ``trumps=S,S,H``; the refusal says that, not a Python list."""
+    with pytest.raises(BadCommand) as info:
+        parse_options(G, {"trumps": "S,S,H"})
+    assert str(info.value) == "option trumps=S,S,H: each player needs a different trump suit"
+    with pytest.raises(BadCommand) as info:
+        parse_options(G, {"deals": "0"})
+    assert str(info.value) == "option deals=0: must be a whole number of deals, at least 1"
+
+
 def test_trumps_are_per_seat_and_default_by_seat():
     t = Table(3, trumps=["H", "C", "S"])
     assert t.view()["trumps"] == {"ann": "H", "bob": "C", "cy": "S"}

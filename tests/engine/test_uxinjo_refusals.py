@@ -110,7 +110,9 @@ def test_munt_outside_a_window_or_turn():
 
 def test_eltiri_rules():
     t = dealt(hands={OR: ["PJ", "R1", "R2", "G4", "G5"]}, stock=["B7"])
-    t.refuse(OR, "eltiri", "PJ")  # before drawing
+    err = t.refuse(OR, "eltiri", "PJ")  # before drawing: the §3.1 ruling, not the discard rule
+    assert err.rule == "uxinjo §3.1 (RULING: eltiri only after drawing or taking, with six cards)"
+    assert t.refuse(OR, "discard", "R1").rule == "uxinjo §2.2"
     t.act(OR, "draw")
     t.refuse(OR, "eltiri", "AJ")  # not held
     t.refuse(OR, "eltiri", "R1")  # not a Jx

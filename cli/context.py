@@ -71,8 +71,11 @@ class Env:
         """The SQLite file this command is about to create (None: it exists, or the
         database is not a SQLite file); refuses a missing one for a reading command."""
         path = sqlite_file(self.db_url)
-        if path is None or path.exists() or not path.resolve().parent.is_dir():
-            return None  # (a missing folder: opening the store names it)
+        try:
+            if path is None or path.exists() or not path.resolve().parent.is_dir():
+                return None  # (a missing folder: opening the store names it)
+        except OSError as exc:  # a name the file system refuses (too long, …): one line, no traceback
+            raise CommandError(f"cannot use the database file {path}: {exc.strerror or exc}") from None
         if not self.writes:
             raise CommandError(
                 f"no database file {path} (database URL {self.db_url}, from --db or KARTLUDO_DB): is the path "

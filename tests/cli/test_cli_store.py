@@ -56,10 +56,13 @@ def test_unmigrated_postgres_is_named_and_new_sqlite_file_is_created(pg_url, tmp
         ("mysql://nobody@localhost/x", "unsupported database 'mysql'"),
         ("not a url", "not a database URL"),
         ("postgresql://postgres@127.0.0.1:1/test", "cannot open"),
+        ("sqlite:////tmp/" + "a" * 300 + ".db", "File name too long"),
+        ("sqlite:////tmp/" + "a" * 300 + "/k.db", "File name too long"),
     ],
 )
-def test_unreachable_database_is_one_clear_line(url, message):
-    result = run(url, "verify")
+@pytest.mark.parametrize("command", [["verify"], ["db", "upgrade"]])
+def test_unreachable_database_is_one_clear_line(url, message, command):
+    result = run(url, *command)
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]

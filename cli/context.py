@@ -171,6 +171,9 @@ def known_errors() -> tuple[type[BaseException], ...]:
 def as_click_error(exc: BaseException) -> CommandError | None:
     if isinstance(exc, known_errors()):
         return CommandError(str(exc))
+    if isinstance(exc, OSError) and exc.filename is not None:
+        # a file named on the command line that the system refuses (no such folder, a name too long, …)
+        return CommandError(f"cannot use the file {exc.filename}: {exc.strerror or exc}")
     return None
 
 

@@ -120,3 +120,20 @@ def test_every_command_has_help_with_an_example():
             result = runner.invoke(cli, [*path, "--help"])
             assert result.exit_code == 0, path
             assert "Example:" in result.output, f"`kartludo {' '.join(path)} --help` has no example"
+
+
+@pytest.mark.parametrize("args", [
+    ["events", "export", "-o", "/no/such/folder/out.jsonl"],
+    ["events", "export", "-o", "/tmp/" + "a" * 300 + ".jsonl"],
+    ["events", "export", "--key", "/tmp/" + "a" * 300],
+])
+def test_a_file_the_system_refuses_is_one_clear_line(db_url, args):
+    """An output or key file that cannot be opened (no such folder, a name too long)
+    is named in one error line, exit 1, never an OSError traceback."""
+    assert run(db_url, "db", "upgrade").exit_code == 0
+    result = run(db_url, *args)
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in result.output, result.output
+    assert ("No such file or directory" in lines[0] or "File name too long" in lines[0]
+            or "cannot read the seal key" in lines[0]), lines[0]

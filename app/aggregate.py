@@ -13,6 +13,7 @@ match event, and the decision functions at the end (``close``, ``appeal``,
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -154,8 +155,15 @@ def close(match: Match, reason: str) -> list[Event]:
     return [MatchClosed(reason=reason, deal=match.game.deal_number(match.state))]
 
 
-def _same(a: str, b: str) -> bool:
-    return a.casefold() == b.casefold()
+def same_name(a: str, b: str) -> bool:
+    """Whether two names as typed name one person: compared after Unicode
+    compatibility folding (full-width letters), case folding and with surrounding and
+    repeated white space dropped, so ``" Bob"`` cannot pass for someone else than bob."""
+    return _folded(a) == _folded(b)
+
+
+def _folded(name: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def appeal(match: Match, ruling_id: str, by: str, reason: str) -> list[Event]:
@@ -179,6 +187,6 @@ def decide(match: Match, ruling_id: str, by: str, decision: str, reason: str, **
                        f"by {dispute.decided_by}")
     if dispute is None:
         raise AppError(f"ruling {shown} has no appeal to decide (`kartludo audit appeal` first)")
-    if _same(by, dispute.appealed_by):
+    if same_name(by, dispute.appealed_by):
         raise NotAllowed(f"{by} made this appeal: another TD decides it")
     return [RulingDecided(ruling_id=ruling_id, by=by, decision=decision, reason=reason, **extra)]  # type: ignore[arg-type]

@@ -222,7 +222,7 @@ def decide(store: EventStore, record: AuditRecord, by: str, decision: str, reaso
     svc = MatchService(store)
     match = svc.load(record.match)
     players = match.players
-    if any(p.casefold() == by.casefold() for p in players):
+    if any(aggregate.same_name(p, by) for p in players):
         raise NotAllowed(f"{by} plays in match {record.match}: a ruling of their own match is decided by "
                          "another TD")
     extra: dict[str, Any] = {}

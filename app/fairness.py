@@ -118,6 +118,18 @@ class DealProblem(msgspec.Struct, frozen=True):
         return f"match {self.match} deal {self.deal} (version {self.version}): {self.reason}"
 
 
+class DealByHand(msgspec.Struct, frozen=True):
+    """A deal of a seeded match whose deck was entered by hand (a physical deal): allowed,
+    but it is not the seed's deal, so a duplicate table's deal was replaced."""
+
+    match: str
+    deal: int
+    version: int
+
+    def __str__(self) -> str:
+        return f"match {self.match} deal {self.deal}"
+
+
 class DealReport(msgspec.Struct):
     deals: int = 0
     #: deals carrying a commitment (the others were recorded before commitments existed)
@@ -125,11 +137,14 @@ class DealReport(msgspec.Struct):
     #: deals dealt from their match's seed, each checked against the seed's shuffle
     seeded: int = 0
     problems: list[DealProblem] = []
+    #: deals of seeded matches entered by hand instead of shuffled from the seed
+    by_hand: list[DealByHand] = []
 
 
 def verify_deals(store: EventStore) -> DealReport:
     """Check every deal of every match: its commitment matches its deck and salt, and a
-    seeded deal's deck is exactly ``seeded_deck(seed, deal)`` (a TD cannot swap one)."""
+    seeded deal's deck is exactly ``seeded_deck(seed, deal)`` (a TD cannot swap one);
+    a seeded match's deal entered by hand is listed (``by_hand``), not passed over."""
     from kartludo.events.streams import MATCH_PREFIX
 
     report = DealReport()
@@ -153,6 +168,8 @@ def verify_deals(store: EventStore) -> DealReport:
                 report.committed += 1
             if is_seed_key(event.shuffle):
                 report.seeded += 1
+            elif created.seed is not None and event.shuffle is None:
+                report.by_hand.append(DealByHand(match_id, event.deal, rec.version))
             if problem:
                 report.problems.append(DealProblem(match_id, event.deal, rec.version, problem))
     return report

@@ -71,8 +71,11 @@ class Env:
         """The SQLite file this command is about to create (None: it exists, or the
         database is not a SQLite file); refuses a missing one for a reading command."""
         path = sqlite_file(self.db_url)
-        if path is None or path.exists() or not path.resolve().parent.is_dir():
-            return None  # (a missing folder: opening the store names it)
+        try:
+            if path is None or path.exists() or not path.resolve().parent.is_dir():
+                return None  # (a missing folder: opening the store names it)
+        except OSError as exc:  # a name the file system refuses (too long, …): one line, no traceback
+            raise CommandError(f"cannot use the database file {path}: {exc.strerror or exc}") from None
         if not self.writes:
             raise CommandError(
                 f"no database file {path} (database URL {self.db_url}, from --db or KARTLUDO_DB): is the path "
@@ -168,6 +171,9 @@ def known_errors() -> tuple[type[BaseException], ...]:
 def as_click_error(exc: BaseException) -> CommandError | None:
     if isinstance(exc, known_errors()):
         return CommandError(str(exc))
+    if isinstance(exc, OSError) and exc.filename is not None:
+        # a file named on the command line that the system refuses (no such folder, a name too long, …)
+        return CommandError(f"cannot use the file {exc.filename}: {exc.strerror or exc}")
     return None
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from kartludo.cli.context import CommandError, Env, pass_env, sqlite_file
+from kartludo.cli.simulate import MATCHES, SEEDS
 
 DEFAULT_DB = "sqlite:///kartludo.db"
 #: the scripted club night: its players, the player who fouls appeals, this TD decides
@@ -27,8 +28,8 @@ TD = "td-mia"
 
 
 @click.command()
-@click.option("--matches", type=click.IntRange(min=1), default=6, show_default=True, help="Matches per game.")
-@click.option("--seed", type=int, default=2026, show_default=True)
+@click.option("--matches", type=MATCHES, default=6, show_default=True, help="Matches per game (at most 100,000).")
+@click.option("--seed", type=SEEDS, default=2026, show_default=True, help="Seed of the whole demo (0 to 2^63-1).")
 @click.option("--fresh", is_flag=True,
               help="Delete this SQLite database file first and start over (never on PostgreSQL).")
 @pass_env(writes=True)

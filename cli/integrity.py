@@ -30,7 +30,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     re-fold every match through its game's engine (and check that every snapshot a load
     would start from is that fold, and that the read models behind standings, series and
     the audit trail are what the events give) and check every deal: its commitment
-    matches its deck and salt, and a seeded deal's deck is exactly the seed's shuffle.
+    matches its deck and salt, and a seeded deal's deck is exactly the seed's shuffle
+    (a seeded match's deal entered by hand is named).
 
     Exits 1 naming the first problem (stream, version, position; or the seal, head or
     commands row) when an event was edited, deleted, inserted or moved, a seal does
@@ -82,6 +83,7 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
                    "fold_problems": fold_problems,
                    "deals": deals.deals,
                    "deals_committed": deals.committed, "deals_seeded": deals.seeded,
+                   "deals_by_hand_in_seeded_matches": deals.by_hand,
                    "deal_problems": deal_problems})
     elif ok:
         folds = "" if no_fold else f"; {folded} matches re-fold" + (
@@ -91,6 +93,11 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
         click.echo(f"ok: {report.events} events in {report.streams} streams, every hash chain intact{folds}; "
                    f"{deals.deals} deals: {deals.committed} commitments match, {deals.seeded} seeded deals "
                    "are their seed's shuffle")
+        if deals.by_hand:
+            n = len(deals.by_hand)
+            click.echo(f"{n} deal{'s' if n > 1 else ''} of a seeded match {'were' if n > 1 else 'was'} entered by "
+                       f"hand, not shuffled from {'their' if n > 1 else 'its'} seed: "
+                       + ", ".join(str(d) for d in deals.by_hand))
         click.echo(f"global chain: {report.chained} events up to position {report.chain_end}; "
                    f"{report.commands} command records match the events")
         if report.seals:

@@ -9,13 +9,19 @@ import click
 from kartludo.cli.context import Env, echo_json, pass_env
 from kartludo.cli.output import DOCUMENT, output_options
 
+#: bounds of a simulation's numbers, refused at the edge with a usage error (exit 2): seeds as
+#: every seed (``app.matches.SEED_LIMIT``); matches and deals so a typo cannot run for days
+SEEDS = click.IntRange(0, 2**63 - 1)
+MATCHES = click.IntRange(1, 100_000)
+MAX_DEALS = click.IntRange(1, 10_000)
+
 
 @click.command()
 @click.argument("game")
-@click.option("--matches", type=click.IntRange(min=1), default=10, show_default=True, help="Matches per game.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the whole simulation.")
+@click.option("--matches", type=MATCHES, default=10, show_default=True, help="Matches per game (at most 100,000).")
+@click.option("--seed", type=SEEDS, default=0, show_default=True, help="Seed of the whole simulation (0 to 2^63-1).")
 @click.option("--bots", help="Bots by seat, cycled, e.g. random,heuristic (default: heuristic).")
-@click.option("--max-deals", type=click.IntRange(min=1), default=60, show_default=True,
+@click.option("--max-deals", type=MAX_DEALS, default=60, show_default=True,
               help="Stop a match that has not ended after this many deals.")
 @output_options(formats=DOCUMENT)
 @pass_env(writes=True)

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, get, post
-from litestar.exceptions import PermissionDeniedException
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.params import JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
@@ -211,7 +211,7 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
                 room = await anyio.to_thread.run_sync(lambda: hearing.room_of(store, record.id))
                 try:  # the room read once a tick: who may follow, and whether the frame changed
                     await anyio.to_thread.run_sync(_reader, request, record.id, link, room)
-                except PermissionDeniedException:
+                except (PermissionDeniedException, NotAuthorizedException):  # room closed, token revoked
                     yield ServerSentEventMessage(event="closed", data="{}")
                     return
                 now = await anyio.to_thread.run_sync(hearing.signature, store, room)

@@ -139,6 +139,21 @@ def test_verify_passes_a_clean_log_and_counts_the_deals(svc, store, k):
     assert out.startswith("ok: ") and "2 deals: 2 commitments match, 1 seeded deals are their seed's shuffle" in out
 
 
+def test_verify_names_a_deck_entered_by_hand_in_a_seeded_match(svc, store, k):
+    """A physical deal may be entered in any match, but in a seeded one (duplicate
+    play) it replaces the seed's deal: verify says so instead of passing over it."""
+    mid = svc.create("uxinjo", ["ann", "bob", "cy"], seed=5)
+    svc.deal(mid, list(reversed(seeded_deck(JX_DECK, 5, 1)[0])))
+    svc.deal(svc.create("uxinjo", ["ann", "bob", "cy"]), list(JX_DECK))  # no seed: nothing to say
+    report = verify_deals(store)
+    assert not report.problems and [(d.match, d.deal) for d in report.by_hand] == [(mid, 1)]
+    out = k("verify")
+    assert "2 deals: 2 commitments match, 0 seeded deals are their seed's shuffle" in out
+    assert f"1 deal of a seeded match was entered by hand, not shuffled from its seed: match {mid} deal 1" in out
+    shown = json.loads(k("verify", "--json"))
+    assert shown["ok"] and shown["deals_by_hand_in_seeded_matches"] == [{"match": mid, "deal": 1, "version": 2}]
+
+
 def test_a_player_checks_a_deal_from_public_data_only(svc, store, k):
     mid = svc.create("uxinjo", ["ann", "bob", "cy"])
     svc.deal(mid)

@@ -48,6 +48,18 @@ def test_a_player_of_the_match_or_the_appellant_may_not_decide(k, store, ruling)
     assert "upheld by noa" in k("audit", "decide", ruling, "--by", "noa", "--uphold", "--reason", "stands")
 
 
+@pytest.mark.parametrize("by", [" bob", "bob ", "\tBOB", "\uff42\uff4f\uff42", " td-mia ", "TD-MIA"])
+def test_a_name_spelt_another_way_is_still_a_player_or_the_appellant(k, store, ruling, by):
+    """Spaces around a name, another case or the full-width letters name the same
+    person: `--by " bob"` must not let a player decide their own match's ruling."""
+    issue(store, "td", label="td-mia")
+    k("audit", "appeal", ruling, "--by", "td-mia", "--reason", "the TD saw a miscount")
+    before = store.head_position()
+    out = k("audit", "decide", ruling, "--by", by, "--uphold", "--reason", "x", code=1)
+    assert "plays in match" in out or "made this appeal" in out, out
+    assert store.head_position() == before
+
+
 def test_only_a_player_or_a_td_may_appeal(k, store, ruling):
     _unchanged(store, k, ["audit", "appeal", ruling, "--by", "zed", "--reason", "x"],
                "'zed' does not play in match")

@@ -83,6 +83,11 @@ COMMANDS = [
     ["token", "revoke", "{td}", "--by", "{=cli}", "--reason", "{=left}"],
     ["projections", "rebuild", "{=matches}"],
     ["events", "export", "{dealt}"],
+    ["simulate", "{=uxinjo}", "--matches", "{=1}", "--seed", "{=5}", "--max-deals", "{=1}", "--bots",
+     "{=random}"],
+    ["demo", "--matches", "{=1}", "--seed", "{=5}"],  # refused on a database that holds events: after the options
+    ["hypo", "new", "{played}", "--deal", "{=1}", "--step", "{=2}"],
+    ["match", "check", "{played}", "--deal", "{=1}"],
 ]
 
 
@@ -126,6 +131,12 @@ def test_no_command_line_gives_a_traceback_or_writes_when_refused(world, store, 
       "9999-12-31T23:00Z"], "is out of range: a series starts between"),
     (["match", "new", "uxinjo", "--players", "ann,bob,cy", "--seed", str(2**64)], "use 0 <= seed < 2^63"),
     (["match", "new", "uxinjo", "--players", "ann,bob,cy", "--seed", "-1"], "use 0 <= seed < 2^63"),
+    (["simulate", "uxinjo", "--matches", str(10**20)], "not in the range 1<=x<=100000"),
+    (["simulate", "uxinjo", "--seed", str(2**64)], "not in the range 0<=x<=9223372036854775807"),
+    (["simulate", "uxinjo", "--seed", "-1"], "not in the range 0<=x<=9223372036854775807"),
+    (["simulate", "uxinjo", "--max-deals", str(2**63)], "not in the range 1<=x<=10000"),
+    (["demo", "--seed", str(2**64)], "not in the range 0<=x<=9223372036854775807"),
+    (["demo", "--matches", "1000001"], "not in the range 1<=x<=100000"),
     (["token", "new", "--label", "x" * 101], "at most 100"),
     (["match", "deal", "DEALT", "--by", "x" * 201], "at most 100"),
     (["act", "DEALT", "--as", "ann", "--command-id", "a\udcff", "draw"],

@@ -56,10 +56,13 @@ def test_unmigrated_postgres_is_named_and_new_sqlite_file_is_created(pg_url, tmp
         ("mysql://nobody@localhost/x", "unsupported database 'mysql'"),
         ("not a url", "not a database URL"),
         ("postgresql://postgres@127.0.0.1:1/test", "cannot open"),
+        ("sqlite:////tmp/" + "a" * 300 + ".db", "File name too long"),
+        ("sqlite:////tmp/" + "a" * 300 + "/k.db", "File name too long"),
     ],
 )
-def test_unreachable_database_is_one_clear_line(url, message):
-    result = run(url, "verify")
+@pytest.mark.parametrize("command", [["verify"], ["db", "upgrade"]])
+def test_unreachable_database_is_one_clear_line(url, message, command):
+    result = run(url, *command)
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
@@ -117,3 +120,20 @@ def test_every_command_has_help_with_an_example():
             result = runner.invoke(cli, [*path, "--help"])
             assert result.exit_code == 0, path
             assert "Example:" in result.output, f"`kartludo {' '.join(path)} --help` has no example"
+
+
+@pytest.mark.parametrize("args", [
+    ["events", "export", "-o", "/no/such/folder/out.jsonl"],
+    ["events", "export", "-o", "/tmp/" + "a" * 300 + ".jsonl"],
+    ["events", "export", "--key", "/tmp/" + "a" * 300],
+])
+def test_a_file_the_system_refuses_is_one_clear_line(db_url, args):
+    """An output or key file that cannot be opened (no such folder, a name too long)
+    is named in one error line, exit 1, never an OSError traceback."""
+    assert run(db_url, "db", "upgrade").exit_code == 0
+    result = run(db_url, *args)
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in result.output, result.output
+    assert ("No such file or directory" in lines[0] or "File name too long" in lines[0]
+            or "cannot read the seal key" in lines[0]), lines[0]

@@ -150,3 +150,25 @@ def test_rulings_over_http_a_td_may_appeal_and_the_decider_is_neither_player_nor
     other = issue(store, "td", label="noa")
     r = client.post(url + "/decide", json=decision, headers=bearer(other))
     assert r.status_code == 201 and r.json()["status"] == "overturned" and r.json()["history"][-1]["by"] == "noa"
+
+
+def test_a_td_label_spelt_like_a_player_may_not_decide_over_http(client, store, td_token):
+    """A TD token labelled " Bob" is bob: the label is compared as a name, not as bytes."""
+    from scenarios import foul_deal
+
+    from kartludo.app.matches import MatchService
+    from kartludo.app.tokens import issue
+
+    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1},
+                          headers=bearer(td_token)).json()
+    foul_deal(MatchService(store), created["match"], 0)
+    url = f"/audit/{created['match']}/uxinjo-d1-Or"
+    assert client.post(url + "/appeal", json={"reason": "two sets"},
+                       headers=bearer(created["tokens"]["ann"])).status_code == 201
+    for label in (" Bob", "bob\t", "\uff42\uff4f\uff42", " ann "):
+        token = issue(store, "td", label=label)
+        before = _count(store)
+        r = client.post(url + "/decide", json={"decision": "overturn", "reason": "x"}, headers=bearer(token))
+        assert r.status_code == 403, (label, r.text)
+        assert "plays in match" in r.json()["error"] or "made this appeal" in r.json()["error"]
+        assert _count(store) == before

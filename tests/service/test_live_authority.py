@@ -124,3 +124,34 @@ def test_anonymous_streams_are_capped_in_all_across_addresses():
     held.append(slots.take(None, "10.0.0.9"))
     with pytest.raises(TooManyRequestsException):
         slots.take(None, "10.0.0.8")
+
+
+def test_a_revoked_tokens_hearing_stream_ends_cleanly_within_a_second(server, sse, store, td_token, caplog):
+    """A hearing room's stream re-checks its token as a match's does: once the TD's
+    token is revoked it ends with a `closed` event, not with a server error."""
+    import logging
+
+    from scenarios import foul_deal
+
+    from kartludo.app.audit import appeal
+    from kartludo.app.tokens import issue
+    from kartludo.projections.queries import resolve_ruling
+
+    svc = MatchService(store)
+    mid = svc.create("uxinjo", PLAYERS, seed=1)
+    foul_deal(svc, mid, 0)
+    ruling = f"{mid}/uxinjo-d1-Or"
+    appeal(store, resolve_ruling(store, ruling), "ann", "two sets")
+    leader = issue(store, "td", label="noa")
+    assert httpx.post(f"{server}/hearings/{ruling}", headers=bearer(leader)).status_code == 201
+    stream = sse(f"{server}/hearings/{ruling}/stream", bearer(leader))
+    deadline = time.monotonic() + 30
+    while not stream.messages:
+        assert time.monotonic() < deadline, "no frame"
+        time.sleep(0.01)
+    caplog.set_level(logging.ERROR)
+    revoke(store, leader, by="test")
+    revoked_at = time.monotonic()
+    assert _ended_within(stream, 1.0, revoked_at) < 1.5
+    assert stream.messages[-1]["event"] == "closed"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

@@ -203,3 +203,26 @@ def test_a_player_checks_a_deal_over_http(server, store, td_token, game_name, pl
         assert missing.exit_code == 1 and "404 no match 'nosuch'" in missing.output
         bad = runner.invoke(cli, ["match", "check", mid, "--server", "ftp://example.org"])
         assert bad.exit_code == 1 and "not an http:// or https:// URL" in bad.output
+
+
+def test_the_readmes_check_by_hand_works_on_what_a_reader_without_a_token_gets(client, store, td_token):
+    """The README's by-hand check, run as documented on `GET /matches/ID/events`
+    without a token: True for an ended deal, "running" (not a false alarm) for the
+    deal that runs."""
+    import json
+    import pathlib
+    import re
+    import subprocess
+    import sys
+
+    readme = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
+    script = re.search(r"\| python3 -c '(.*?)'\n", readme, re.S)
+    assert script, "the README's by-hand check is gone"
+    mid = create(client, td_token, seed=SEED)["match"]
+    deal(client, td_token, mid)
+    play(store, mid)
+    deal(client, td_token, mid)
+    events = client.get(f"/matches/{mid}/events").json()
+    out = subprocess.run([sys.executable, "-c", script.group(1)], input=json.dumps(events), capture_output=True,
+                         text=True, check=True).stdout
+    assert out.splitlines() == ["1 True", "2 running"], out

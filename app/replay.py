@@ -134,6 +134,23 @@ def _steps(game: Game[Any], state: Any, current: int | None, records: list[Recor
     return steps
 
 
+def _steps_read(reading: Reading, current: int | None, deal: int) -> list[Step]:
+    """The steps of ``deal`` from a reading that folded them already (each shown event
+    holds the state before it): the deal is not folded a second time."""
+    steps: list[Step] = []
+    shown = reading.shown
+    for i, seen in enumerate(shown):
+        event = seen.record.event
+        if isinstance(event, DealStarted):
+            current = event.deal
+        if current == deal:
+            after = shown[i + 1].before if i + 1 < len(shown) else reading.match.state
+            steps.append(Step(len(steps) + 1, seen.record, seen.before, after))
+        elif current is not None and current > deal:
+            break
+    return steps
+
+
 def read(store: EventStore, match_id: str, deal: int | None, viewer_of: Callable[[Match], Viewer], *,
          td: bool | None = None) -> tuple[Replay, Reading]:
     """``build`` and ``visibility.read_match`` for one deal of a stored match, in the
@@ -160,11 +177,11 @@ def read(store: EventStore, match_id: str, deal: int | None, viewer_of: Callable
                     break  # no such deal: the full read says so
             assert wanted is not None
             if began < wanted:
-                steps = _steps(start.game, start.state, began or None, records, wanted)
-                rep = Replay(aggregate.start(match_id, first), wanted, list(range(1, last + 1)), steps)
-                reading = read_from(start, records, viewer_of(rep.match), td=td)
+                created = aggregate.start(match_id, first)
+                reading = read_from(start, records, viewer_of(created), td=td)
+                steps = _steps_read(reading, began or None, wanted) if reading is not None else []
                 if reading is not None and steps:
-                    return rep, reading
+                    return Replay(created, wanted, list(range(1, last + 1)), steps), reading
                 break
     from kartludo.events.streams import match_stream
 

@@ -15,14 +15,14 @@ from typing import Any
 
 from litestar import Litestar, Request
 from litestar.connection import ASGIConnection
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import HTTPException
 from litestar.handlers import BaseRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
 from kartludo.service.deps import DEPENDENCIES
 from kartludo.service.docs import OfflineDocs
-from kartludo.service.errors import HANDLERS
+from kartludo.service.errors import HANDLERS, BodyTooDeep
 from kartludo.service.limits import Limits, json_depth
 from kartludo.service.routes import all_routes
 from kartludo.service.services import Services
@@ -38,7 +38,7 @@ def _services(request: Request[Any, Any, Any]) -> Services:
 
 async def _check_body(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
     """Before anything else reads a body: it must be JSON (415), within the size limit
-    (413) and not nested deeper than the limit (422; a deep body would exhaust the
+    (413) and not nested deeper than the limit (400; a deep body would exhaust the
     JSON parser's recursion). An app-wide guard, so it runs before the routes' own
     (a malformed body is refused as such, whoever sends it)."""
     if not isinstance(connection, Request) or connection.method not in ("POST", "PUT", "PATCH"):
@@ -58,7 +58,7 @@ async def _check_body(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRou
         raise HTTPException(status_code=413)
     depth = json_depth(await request.body())
     if depth > limits.max_json_depth:
-        raise ValidationException(f"the JSON body nests {depth} levels deep: at most {limits.max_json_depth}")
+        raise BodyTooDeep(detail=f"the JSON body nests {depth} levels deep: at most {limits.max_json_depth}")
 
 
 # --- the app ----------------------------------------------------------------------------

@@ -41,6 +41,9 @@ PROBLEMS: dict[str, tuple[int, str, str]] = {
     "not-found": (404, "Not found", "No such match, ruling, series, hypothetical or page."),
     "method-not-allowed": (405, "Method not allowed", "The path exists, but not for this HTTP method."),
     "too-large": (413, "Request body too large", "The body exceeds the server's limit."),
+    "too-deep": (400, "Request body nested too deeply",
+                 "The JSON body's arrays and objects nest deeper than the server's limit; it is refused before "
+                 "it is parsed. Nothing was written."),
     "unsupported-media-type": (415, "Unsupported media type", "Send bodies as `application/json`."),
     "too-many-streams": (429, "Too many open streams", "The caller holds as many live streams as it may."),
     "unavailable": (503, "Service unavailable", "The database is unreachable or busy: try again shortly."),
@@ -71,19 +74,30 @@ def problem(status: int, detail: str, *, rule: str | None = None, kind: str | No
 
 def responses(*codes: int, text: dict[int, str] | None = None) -> dict[int, ResponseSpec]:
     """The OpenAPI entries of a route's problem responses (every route may meet a
-    malformed path or query parameter: 422)."""
+    malformed path or query parameter: 422; one that reads a body, a body nested too
+    deeply: 400)."""
     said = {401: "missing, bad, revoked or expired token", 403: "wrong seat or role",
             404: "unknown match, ruling or series",
             409: "refused: a game rule (see `rule`), or a conflict (contention after retries, a reused command id)",
             422: "malformed request", 413: "the request body is too large",
+            400: "the JSON body nests too deeply",
             415: "the body is not sent as application/json", 429: "too many open live streams for this caller",
             **(text or {})}
     return {c: ResponseSpec(s.Problem, description=said[c], generate_examples=False, media_type=MEDIA_TYPE)
-            for c in {*codes, 422}}
+            for c in {*codes, 422, *((400,) if 413 in codes else ())}}  # a route that reads a body
+
+
+class BodyTooDeep(HTTPException):
+    """A JSON body nested deeper than the limit: a bad request (400), refused unread,
+    unlike a malformed field of a body that was read (422)."""
+
+    status_code = 400
 
 
 # --- exception handlers ----------------------------------------------------------------
 def _on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    if isinstance(exc, BodyTooDeep):
+        return problem(400, str(exc.detail), kind="too-deep")
     status = 422 if exc.status_code == 400 else exc.status_code  # a malformed request body or parameter
     headers = dict(exc.headers or {})
     if status == 401:

@@ -81,6 +81,8 @@ function setBusy(busy) {
 }
 
 function take(fresh, freshShapes, freshCautions) {
+  // never step back: a slow command response may land after a refresh that saw later events
+  if (state && fresh.version < state.version) return;
   const sameHand = state && JSON.stringify(hand()) === JSON.stringify(((fresh.hands || {})[me.player]) || []);
   const sameShapes = JSON.stringify(shapes) === JSON.stringify(freshShapes);
   state = fresh;
@@ -172,7 +174,7 @@ function refreshSoon() {
     refreshing = null;
     try {
       const fresh = await api(`/matches/${encodeURIComponent(matchId)}/state?legal=shapes`, { token });
-      if (!state || fresh.version >= state.version) take(fresh, fresh.shapes || [], fresh.cautions || {});
+      take(fresh, fresh.shapes || [], fresh.cautions || {});
     } catch (err) {
       nodes.message.replaceChildren(errorBox(err));
     }

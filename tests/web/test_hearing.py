@@ -261,7 +261,9 @@ def test_the_td_opens_the_room_from_the_page_shares_its_link_and_closes_it(site,
     follower.goto(shared)
     expect(follower.locator("#where")).to_be_visible()
     assert follower.locator("#room").count() == 0  # the room's controls are the leader's
+    before = page.inner_text("#where")
     page.click("#prev")
+    expect(page.locator("#where")).not_to_have_text(before)  # the leader's own move lands first (CI read it early)
     expect(follower.locator("#where")).to_have_text(page.locator("#where").inner_text(), timeout=2000)
     assert page.input_value("#link-expiry") == "7200"  # the choice outlives the panel's redraws
 

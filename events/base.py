@@ -18,11 +18,15 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", gc=Fals
 
     ``schema`` is the current schema version of the type. ``derived`` marks events
     the engine decides by itself (rulings, settlements, automatic plays) rather than
-    a player's action: ``audit recheck`` recomputes exactly these.
+    a player's action: ``audit recheck`` recomputes exactly these. ``ends_deal``
+    marks the last event of a deal or of the match.
     """
 
     schema: ClassVar[int] = 1
     derived: ClassVar[bool] = False
+    #: the event ends a deal or the match (a settlement, a drawn deal, a closure): a
+    #: moment the log is sealed (``store.chain``), whatever the game
+    ends_deal: ClassVar[bool] = False
 
     @classmethod
     def type_tag(cls) -> str:

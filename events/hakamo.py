@@ -100,6 +100,7 @@ class PassedOut(Event, frozen=True, kw_only=True, tag="hakamo.passed-out"):
     """All four passed: the same dealer redeals; this deal is not one of the eight."""
 
     derived = True
+    ends_deal = True
 
     deal: int
     dealer: int
@@ -185,6 +186,7 @@ class DealScored(Event, frozen=True, kw_only=True, tag="hakamo.scored"):
     """
 
     derived = True
+    ends_deal = True
 
     deal: int
     counted: int  # this deal's place among the match's eight counted deals
@@ -216,6 +218,7 @@ class MatchEnded(Event, frozen=True, kw_only=True, tag="hakamo.match-ended"):
     """The eighth counted deal is settled: final totals by player name."""
 
     derived = True
+    ends_deal = True
 
     deals: int  # deals started, redeals included
     totals: dict[str, int]

@@ -102,6 +102,7 @@ class DealScored(Event, frozen=True, kw_only=True, tag="laugavatnsmanni.scored")
     ``contract`` the one played. ``totals`` per seat after the deal."""
 
     derived = True
+    ends_deal = True
 
     deal: int
     chooser: int
@@ -122,6 +123,7 @@ class MatchEnded(Event, frozen=True, kw_only=True, tag="laugavatnsmanni.match-en
     ``totals`` and ``ranks`` by player name."""
 
     derived = True
+    ends_deal = True
 
     deal: int
     reason: str

@@ -118,6 +118,8 @@ class MatchClosed(Event, frozen=True, kw_only=True, tag="match.closed"):
     the match stands as scored after its last deal (the match aggregate,
     ``app/aggregate.py``, records and folds it; the engine never sees it)."""
 
+    ends_deal = True
+
     reason: str
     deal: int
 

@@ -69,6 +69,7 @@ class DealEnded(Event, frozen=True, kw_only=True, tag="svoi-kozyri.deal-ended"):
     after a draw; ``rulings`` the project RULINGs that decided the outcome."""
 
     derived = True
+    ends_deal = True
 
     deal: int
     outcome: str
@@ -87,6 +88,7 @@ class MatchEnded(Event, frozen=True, kw_only=True, tag="svoi-kozyri.match-ended"
     """All ``deals`` deals are played; standing is fewest ``losses`` (``ranks`` 1 = best)."""
 
     derived = True
+    ends_deal = True
 
     deals: int
     losses: dict[str, int]

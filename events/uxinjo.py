@@ -91,6 +91,7 @@ class Settled(Event, frozen=True, kw_only=True, tag="uxinjo.settled"):
     points table rows that applied to the best ``split``."""
 
     derived = True
+    ends_deal = True
 
     deal: int
     winner: int
@@ -114,6 +115,7 @@ class DealDrawn(Event, frozen=True, kw_only=True, tag="uxinjo.deal-drawn"):
     penalties still settle (``transfers``)."""
 
     derived = True
+    ends_deal = True
 
     deal: int
     reason: str
@@ -127,6 +129,7 @@ class MatchEnded(Event, frozen=True, kw_only=True, tag="uxinjo.match-ended"):
     """A marker reached finito; ``markers`` as in ``state --json``, ``mp`` per name."""
 
     derived = True
+    ends_deal = True
 
     deal: int
     markers: dict[str, dict[str, int]]

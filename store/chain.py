@@ -30,6 +30,7 @@ written-down head (``kartludo verify --head``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -39,6 +40,7 @@ from typing import Any
 
 import msgspec
 
+from kartludo.events.base import UnknownEventType, event_type
 from kartludo.store.eventstore import GENESIS, EventStore
 from kartludo.store.keys import SealKey, fingerprint, key_path, load_optional, signature_ok
 
@@ -207,18 +209,14 @@ def seal_every() -> int:
         return DEFAULT_SEAL_EVERY
 
 
-#: the events that end a deal, one game or another (with every ``*.match-ended`` and
-#: ``match.closed``): the moments a seal is due (``tests/store/test_chain.py`` plays
-#: every registered game and checks that each deal's end is sealed)
-DEAL_ENDS = frozenset({
-    "uxinjo.settled", "uxinjo.deal-drawn", "hakamo.scored", "hakamo.passed-out", "laugavatnsmanni.scored",
-    "svoi-kozyri.deal-ended", "match.closed",
-})
-MATCH_END_SUFFIX = ".match-ended"
-
-
+@functools.lru_cache(maxsize=512)
 def ends_a_deal(tag: str) -> bool:
-    return tag in DEAL_ENDS or tag.endswith(MATCH_END_SUFFIX)
+    """Whether an event of type ``tag`` ends a deal or a match (``Event.ends_deal``,
+    set by each game's events): a moment a seal is due."""
+    try:
+        return event_type(tag).ends_deal
+    except UnknownEventType:
+        return False
 
 
 class AutoSealer:
@@ -261,5 +259,5 @@ class AutoSealer:
         return seal(store, key, settle=False)[0].as_head
 
 
-__all__ = ["DEAL_ENDS", "AutoSealer", "Head", "Seal", "chain_head", "chain_rows", "ends_a_deal", "extend",
+__all__ = ["AutoSealer", "Head", "Seal", "chain_head", "chain_rows", "ends_a_deal", "extend",
            "fingerprint", "link", "parse_head", "seal", "seal_every", "seals"]

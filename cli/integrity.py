@@ -8,8 +8,6 @@ import click
 
 from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 from kartludo.cli.keys import KEY_OPTION, trusted_keys
-from kartludo.store import EventStore
-from kartludo.store.integrity import Problem
 
 
 @click.command()
@@ -63,6 +61,8 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     if report.ok and not no_fold:
         from kartludo.app.hypotheticals import verify_all
         from kartludo.app.matches import refold_all
+        from kartludo.app.snapshots import check as check_snapshots
+        from kartludo.projections.checks import check as check_projections
 
         folded, fold_problems = refold_all(env.store)
         hypos, hypo_problems = verify_all(env.store)
@@ -117,155 +117,3 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     if not ok:
         raise click.exceptions.Exit(1)
 
-
-def check_snapshots(store: EventStore) -> tuple[int, list[Problem]]:
-    """(snapshot rows, problems): every snapshot a load would start from (its match's
-    current code, the stored event's hash at its version) must decode to the match
-    folded from its events up to that version. The snapshots table is a cache outside
-    every hash chain, and `state`, replays and the service fold from it: an edited row
-    would change what they show while the log itself verifies. A row that fits no stored
-    event is named too; a row of another code (rules or state layout since changed) is
-    stale, not wrong, and left alone: no load uses it."""
-    from kartludo.app import aggregate
-    from kartludo.app import snapshots as snaps
-    from kartludo.engine.registry import get_game
-    from kartludo.events.match import MatchCreated
-    from kartludo.events.streams import MATCH_PREFIX
-
-    try:
-        rows = store.select("SELECT stream_id, code, version, event_hash, state FROM snapshots "
-                            "ORDER BY stream_id, version")
-    except Exception:  # noqa: BLE001 - no table (it may be dropped at any time): nothing to check
-        return 0, []
-    by_stream: dict[str, list[Any]] = {}
-    for row in rows:
-        by_stream.setdefault(row[0], []).append(row)
-    problems: list[Problem] = []
-    for stream, snapshots in by_stream.items():
-        records = store.read_stream(stream)
-        created = records[0].event if records else None
-        for _sid, _code, version, event_hash, _state in snapshots:
-            if not isinstance(created, MatchCreated) or not 1 <= version <= len(records) \
-                    or records[version - 1].hash != bytes(event_hash):
-                # snapshots are written beside the match's own events, which never change:
-                # a row that fits none was edited (its stream, version or event hash)
-                problems.append(Problem(stream, int(version), 0, "fits no stored event (no such match, version "
-                                        "or event hash): an altered row (snapshots are a cache: delete it)",
-                                        f"snapshot of {stream} at version {version}"))
-        if not isinstance(created, MatchCreated):
-            continue
-        try:
-            code = snaps.code_of(get_game(created.game), created)
-        except Exception:  # noqa: BLE001 - an unknown game: the fold check reports the stream
-            continue
-        usable = {int(version): bytes(state) for _sid, row_code, version, event_hash, state in snapshots
-                  if row_code == code and 1 <= version <= len(records)
-                  and records[version - 1].hash == bytes(event_hash)}
-        if not usable:
-            continue
-        match_id = stream.removeprefix(MATCH_PREFIX)
-        try:
-            match = aggregate.start(match_id, records[0])
-            for rec in records[:max(usable)]:
-                if rec.version > 1:
-                    match.apply(rec.event, rec.version)
-                state = usable.get(rec.version)
-                if state is None:
-                    continue
-                place = f"snapshot of {stream} at version {rec.version}"
-                try:
-                    stored = snaps.decode(match.game, created, state)
-                except Exception as exc:  # noqa: BLE001 - a load from it would fail
-                    problems.append(Problem(stream, rec.version, rec.position, f"does not decode ({exc}): "
-                                            f"loads of match {match_id} fail (altered)", place))
-                    continue
-                if stored != (match.state, match.closed, match.disputes):
-                    problems.append(Problem(stream, rec.version, rec.position, "is not the match folded from its "
-                                            "events: `state`, replays and the service would show what the log "
-                                            "does not say (altered; snapshots are a cache: delete the row)",
-                                            place))
-        except Exception:  # noqa: BLE001 - a match that does not fold: the fold check reports it
-            continue
-    return len(rows), problems
-
-
-def check_projections(store: EventStore) -> tuple[int, list[Problem]]:
-    """(projection rows, problems): the read models (standings, series, the audit
-    trail) must be exactly what their events give. They live beside the log, outside
-    every hash chain, and `standings` and the service read them: an edited row would
-    change a league table while the log verifies. Each projection is rebuilt, up to its
-    checkpoint, in a scratch SQLite file from a copy of the events (positions kept), and
-    compared row by row; the first row that differs in each table is named."""
-    import tempfile
-    from pathlib import Path
-
-    import sqlalchemy as sa
-
-    from kartludo.projections import all_projections
-    from kartludo.projections.runner import catch_up, dump, status
-    from kartludo.store.database import create_engine, upgrade
-    from kartludo.store.schema import events
-
-    projections = all_projections()
-    try:
-        # a running service may project meanwhile: its rows and checkpoint commit
-        # together, so rows read between two equal readings of the checkpoints agree
-        for _attempt in range(10):
-            checkpoints = {name: position for name, position, _lag in status(store, projections)}
-            live = {p.name: dump(store, p) for p in projections}
-            if checkpoints == {name: position for name, position, _lag in status(store, projections)}:
-                break
-    except Exception:  # noqa: BLE001 - no projection tables yet: nothing to compare
-        return 0, []
-    problems: list[Problem] = []
-    head = store.head_position()
-    for name, position in checkpoints.items():
-        if position > head:
-            problems.append(Problem("", 0, position, f"at position {position}, beyond the log's last event "
-                                    f"({head}): the events after {head} would never reach it (altered)",
-                                    f"projection checkpoint {name!r}"))
-            checkpoints[name] = head
-    rows = 0
-    with tempfile.TemporaryDirectory(prefix="kartludo-verify-") as tmp:
-        url = f"sqlite:///{Path(tmp) / 'scratch.db'}"
-        engine = create_engine(url)
-        upgrade(engine)
-        engine.dispose()
-        scratch = EventStore.open(url)
-        scratch.sealer = None
-        try:
-            copied = 0
-            for end in sorted(set(checkpoints.values())):
-                while batch := [r for r in store.rows_in_order(copied, 5000, settled=False) if r[0] <= end]:
-                    with scratch.engine.begin() as conn:
-                        conn.execute(sa.insert(events), [dict(zip(("position", *events.c.keys()[1:]), r))
-                                                         for r in batch])
-                    copied = batch[-1][0]
-                due = [p for p in projections if checkpoints[p.name] == end]
-                catch_up(scratch, due)
-                for projection in due:
-                    for table, expected in dump(scratch, projection).items():
-                        found = live[projection.name].get(table, [])
-                        rows += len(found)
-                        problem = _first_difference(table, found, expected)
-                        if problem is not None:
-                            problems.append(problem)
-        finally:
-            scratch.close()
-    return rows, problems
-
-
-def _first_difference(table: str, found: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> Problem | None:
-    """The first row of ``table`` (sorted) where the stored rows and the rebuilt ones part."""
-    found_set, expected_set = set(found), set(expected)
-    extra = [r for r in found if r not in expected_set]
-    missing = [r for r in expected if r not in found_set]
-    if not extra and not missing:
-        return None
-    fix = "(altered; `kartludo projections rebuild` recomputes it from the log)"
-    place = f"projection table {table}"
-    if extra:
-        row = ", ".join(repr(v) for v in extra[0])
-        return Problem("", 0, 0, f"row ({row}) is not what the events give {fix}", place)
-    row = ", ".join(repr(v) for v in missing[0])
-    return Problem("", 0, 0, f"row ({row}) the events give is missing {fix}", place)

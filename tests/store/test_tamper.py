@@ -392,7 +392,7 @@ def test_every_snapshot_edit_is_caught_or_ignored_by_every_reader(attacked, caps
     the events."""
     from kartludo.app import aggregate
     from kartludo.app import snapshots as snaps
-    from kartludo.cli.integrity import check_snapshots
+    from kartludo.app.snapshots import check as check_snapshots
 
     backend, league = attacked
     store = league.store
@@ -443,8 +443,8 @@ def test_every_read_model_edit_is_caught(attacked, capsys):
     every hash, and `standings` reads them: a one-byte edit of any column of a row of
     every projection table, a deleted row, and a checkpoint moved either way must each be
     named by the projection check of `kartludo verify`."""
-    from kartludo.cli.integrity import check_projections
     from kartludo.projections import all_projections, refresh
+    from kartludo.projections.checks import check as check_projections
     from kartludo.projections.schema import checkpoints
 
     backend, league = attacked

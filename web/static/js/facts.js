@@ -1,4 +1,4 @@
-// A ruling's facts as people read them, on the ruling's page and in the hearing room alike.
+// A ruling's facts and scores as people read them, on the ruling's page and in the hearing room alike.
 import { el } from "./dom.js";
 import { cardName, cardRow } from "./cards.js";
 
@@ -30,3 +30,6 @@ export function facts(obj) {
       : words(v)),
   ]));
 }
+
+/** Scores by player, signed: "ann +2, bob -1, cy -1". */
+export const signed = (scores) => Object.entries(scores).map(([p, v]) => `${p} ${v >= 0 ? "+" : ""}${v}`).join(", ");

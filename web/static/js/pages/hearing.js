@@ -4,7 +4,7 @@
 // player), proposes an adjusted score and decides. Followers open the TD's read-only
 // link (#link=…) and see the same moment live (SSE); they cannot move.
 import { api, el, errorBox, page, ruleLink, show, takeTokenFromFragment } from "../api.js";
-import { facts } from "../facts.js";
+import { facts, signed } from "../facts.js";
 import { renderTable } from "../tables/index.js";
 
 const { main, data } = page();
@@ -236,7 +236,6 @@ function hypoPanel(f) {
 function hypoList(f) {
   if (!f.hypotheticals.length) return null;
   const shown = f.hypothetical ? f.hypothetical.id : "";
-  const signed = (scores) => Object.entries(scores).map(([p, v]) => `${p} ${v >= 0 ? "+" : ""}${v}`).join(", ");
   return el("section", { id: "hypo-list", "aria-label": "Hypotheticals of this deal" },
     el("h2", {}, "Hypotheticals of this deal"),
     el("ul", {}, f.hypotheticals.map((h) => el("li", {},
@@ -271,7 +270,7 @@ function weightsList(f) {
   const settled = f.hypotheticals.filter((h) => h.settled);
   if (!settled.length) return el("p", { class: "muted" }, "No hypothetical of this deal is settled yet.");
   return el("div", {}, settled.map((h) => el("label", { class: "weight" },
-    `${h.hypothetical}${h.label ? ` (${h.label})` : ""}: ${Object.entries(h.deal_scores).map(([p, v]) => `${p} ${v >= 0 ? "+" : ""}${v}`).join(", ")} · weight `,
+    `${h.hypothetical}${h.label ? ` (${h.label})` : ""}: ${signed(h.deal_scores)} · weight `,
     el("input", { type: "number", min: 0, max: 1, step: 0.05, value: 0, size: 4, dataset: { hypo: h.hypothetical } }))));
 }
 

@@ -1,7 +1,7 @@
 // One ruling: the facts, the rule, its effect and status, the dispute history, and the
 // table as it stood when the ruling was made, with a link to that step of the replay.
 import { api, ApiError, el, errorBox, formatTime, GAMES, gameTitle, page, ruleLink, show, storedToken } from "../api.js";
-import { facts, words } from "../facts.js";
+import { facts, signed, words } from "../facts.js";
 import { renderTable } from "../tables/index.js";
 
 /** A seat as the CLI says it too: the game's seat label (Or, Su, …). */
@@ -19,8 +19,6 @@ function voided(v) {
     : words(v);
   return v.position !== undefined && v.payer !== undefined ? `${head} · event #${v.position}` : head;
 }
-
-const signed = (scores) => Object.entries(scores).map(([p, v]) => `${p} ${v >= 0 ? "+" : ""}${v}`).join(", ");
 
 /** The hypotheticals made from the ruled deal, with their results (readable by anyone
  * once the deal has ended; a TD's only while it runs). */

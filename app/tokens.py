@@ -121,6 +121,10 @@ class TokenIndex:
         # wins whatever the order), but the cursor moves only over settled positions,
         # below the store's horizon taken with the read: a revocation that commits
         # late is never skipped.
+        # Nothing new, nearly always: the query alone says so, and the horizon (which
+        # reads PostgreSQL's lock table) is asked only when a token event came.
+        if not self.store.select(self._SQL + " LIMIT 1", p=self._position):
+            return
         horizon, rows = self.store.query_with_horizon(self._SQL, p=self._position)
         with self._lock:
             for rec in self.store.records_from_rows(rows):

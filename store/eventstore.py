@@ -553,7 +553,7 @@ class EventStore:
     def query_with_horizon(self, sql: str, **params: Any) -> tuple[int, list[Sequence[Any]]]:
         """Run a follower's own query (``position, <columns>`` rows, settled or not)
         with the horizon taken just before it: the follower may use every row, but
-        move its cursor only over positions below the horizon (0 when no row came)."""
+        move its cursor only over positions below the horizon."""
         try:
             with self._connection() as conn:
                 found: tuple[int, list[Sequence[Any]]] = self._driver.query_with_horizon(conn, sql, params)
@@ -717,8 +717,8 @@ class EventStore:
         )
 
     def select(self, sql: str, **params: Any) -> list[Sequence[Any]]:
-        """A read-only query with ``:name`` placeholders, for the store's own modules
-        (``store.chain``) that keep tables beside ``events``."""
+        """A read-only query with ``:name`` placeholders (the tables beside ``events``,
+        or a probe such as the token index's "anything new?")."""
         return self._query(sql, **params)
 
     @contextlib.contextmanager

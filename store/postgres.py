@@ -164,12 +164,6 @@ class PostgresDriver:
             return xid << POSITION_ROW_BITS
 
     def query_with_horizon(self, conn: Any, sql: str, params: dict[str, Any]) -> tuple[int, list[Sequence[Any]]]:
-        # A follower with nothing new (the token index, nearly always) pays for the
-        # query alone: with no row there is no cursor to move, and the horizon's 0 says so.
-        with conn.cursor() as cur:
-            cur.execute(_pyformat(sql), params)
-            if not cur.fetchmany(1):
-                return 0, []
         # two statements, two snapshots, the horizon's first: every row below it was
         # committed before the second snapshot was taken, so the query sees it
         with conn.cursor() as first, conn.cursor() as cur:

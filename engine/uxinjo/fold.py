@@ -177,7 +177,7 @@ def _foul(s: UxState, e: Foul) -> UxState:
         penalties=put(s.penalties, seat, s.penalties[seat] + (e.ruling_id,)),
         fouls=put(s.fouls, seat, s.fouls[seat] + 1),
         deal_fouls=s.deal_fouls + (seat,),
-        ledger=s.ledger + (PenaltyRow(e.ruling_id, seat),),
+        ledger=s.ledger.add(PenaltyRow(e.ruling_id, seat)),
     )
 
 
@@ -202,7 +202,7 @@ def _settled(s: UxState, e: Settled) -> UxState:
         phase=Phase.WAITING_DEAL,
         markers=_apply_moves(s, e.transfers),
         penalties=penalties,
-        ledger=s.ledger + (_ledger_row(e.winner, e.transfers),),
+        ledger=s.ledger.add(_ledger_row(e.winner, e.transfers)),
         active=-1,
         munts=(),
         answers=(None, None, None),
@@ -214,7 +214,7 @@ def _deal_drawn(s: UxState, e: DealDrawn) -> UxState:
         s,
         phase=Phase.WAITING_DEAL,
         markers=_apply_moves(s, e.transfers),
-        ledger=s.ledger + (_ledger_row(-1, e.transfers),),
+        ledger=s.ledger.add(_ledger_row(-1, e.transfers)),
         active=-1,
         munts=(),
         answers=(None, None, None),
@@ -237,16 +237,17 @@ def _decided(s: UxState, e: RulingDecided) -> UxState:
     rid = e.ruling_id
     if e.decision == "adjust":
         row = AdjustRow(adjustment_moves(tuple(e.adjustment.get(p, 0) for p in s.players)))
-        ledger = s.ledger + (row,)
-        markers, penalties = recompute(ledger, frozenset(s.overturned))
+        ledger = s.ledger.add(row)
+        markers, penalties = recompute(ledger.rows(), frozenset(s.overturned))
         return _replace(s, ledger=ledger, markers=markers, penalties=penalties)
     if e.decision != "overturn" or rid in s.overturned:
         return s
-    seat = next((row.seat for row in s.ledger if type(row) is PenaltyRow and row.ruling_id == rid), None)
+    rows = s.ledger.rows()
+    seat = next((row.seat for row in rows if type(row) is PenaltyRow and row.ruling_id == rid), None)
     if seat is None:  # not a foul: nothing to undo
         return s
     overturned = s.overturned + (rid,)
-    markers, penalties = recompute(s.ledger, frozenset(overturned))
+    markers, penalties = recompute(rows, frozenset(overturned))
     s = _replace(s, overturned=overturned, markers=markers, penalties=penalties,
                  fouls=put(s.fouls, seat, s.fouls[seat] - 1))
     if s.phase is Phase.WAITING_DEAL and at_finito(markers):

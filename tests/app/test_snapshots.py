@@ -108,3 +108,32 @@ def test_a_dropped_table_is_created_and_filled_again(store):
     assert _rows(store) >= 1
     snapshots._latest.clear()
     assert snapshots.load(store, match_id).state == full.state
+
+
+def test_an_overturn_after_a_snapshot_recomputes_from_the_snapshots_ledger(store):
+    """Uxinjo keeps its ledger packed; an overturn of the first foul, decided on a match
+    loaded from a snapshot, reads that ledger back and gives the full fold's markers."""
+    from kartludo.app import aggregate
+    from kartludo.events.uxinjo import Foul
+
+    svc = MatchService(store)
+    rng = random.Random(7)
+    match_id, _, _ = play_match(svc, "uxinjo", ["ann", "bob", "cy"], pick_bots("uxinjo", ["random"]), rng,
+                                max_deals=12, max_commands=2000)
+    records = store.read_stream(stream_of(match_id))
+    fouls = [r.event for r in records if isinstance(r.event, Foul)]
+    assert len(fouls) >= 2, "random bots foul: the match needs rulings to overturn"
+    first = fouls[0].ruling_id
+    snapshots._latest.clear()
+    loaded = svc.load(match_id)  # writes a snapshot past the first foul
+    snap = table.nearest(store, stream_of(match_id), snapshots.code_of(loaded.game, loaded.created))
+    assert snap is not None and snap.version > next(r.version for r in records if isinstance(r.event, Foul))
+    svc.execute(match_id, lambda m: aggregate.appeal(m, first, "ann", "no foul"), actor="ann")
+    svc.execute(match_id, lambda m: aggregate.decide(m, first, "mia", "overturn", "miscounted"), actor="mia")
+    snapshots._latest.clear()
+    cold = MatchService(store).load(match_id)
+    full = _full(store, match_id)
+    assert cold.state == full.state
+    assert first not in [rid for seat in full.state.penalties for rid in seat]
+    assert cold.state.ledger.count == len(fouls) + sum(
+        1 for r in records if type(r.event).__name__ in ("Settled", "DealDrawn"))

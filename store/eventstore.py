@@ -25,12 +25,14 @@ import hashlib
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 import sqlalchemy.exc
+from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Engine
 
 from kartludo.events.base import CURRENT, Event, UndecodableEvent, UnknownEventType, decode
@@ -143,12 +145,28 @@ def now_us() -> int:
 #: within its transaction; ``bulk_writer`` takes further blocks for an import)
 MAX_ROWS_PER_TRANSACTION = 1 << POSITION_ROW_BITS
 #: idle connections the store keeps in hand for its next calls, most recent first; the
-#: rest go back to the engine's pool (which bounds them all)
+#: rest go back to the engine's pool (which bounds them all). None is kept while the
+#: pool is exhausted: a caller may be waiting on the pool, and only a connection given
+#: back to it wakes them.
 KEEP_IDLE = 8
 #: how long ``settle`` waits by default for transactions still in flight
 SETTLE_SECONDS = 5.0
 #: ``horizon()`` where every committed row is settled (one writer at a time)
 UNBOUNDED = (1 << 63) - 1
+
+
+def _watch_pool(store: EventStore) -> None:
+    """Keep ``store``'s idle connections from starving the pool's waiters: no connection
+    stays in hand while every connection the pool may open is out (``_give_back``
+    checks on its side; this on each checkout). Weak, so the pool keeps no store alive."""
+    ref = weakref.ref(store)
+
+    def on_checkout(*_args: Any) -> None:
+        alive = ref()
+        if alive is not None and alive._idle:
+            alive._pool_now_exhausted()
+
+    sa_event.listen(store.engine.pool, "checkout", on_checkout)
 
 
 class EventStore:
@@ -161,6 +179,7 @@ class EventStore:
         self._heads: dict[tuple[str, int], bytes] = {}
         self._idle: list[Any] = []
         self._idle_lock = threading.Lock()
+        _watch_pool(self)
         #: called with the number of events after each write (``chain.AutoSealer``)
         self.sealer: Any = None
         if self.backend == "sqlite":
@@ -239,10 +258,26 @@ class EventStore:
             pooled.close()
             return
         with self._idle_lock:
-            if len(self._idle) < KEEP_IDLE:
+            if len(self._idle) < KEEP_IDLE and not self._pool_exhausted():
                 self._idle.append(pooled)
                 return
         self._release(pooled)
+
+    def _pool_now_exhausted(self) -> None:
+        """A checkout took the pool's last connection: one kept in hand goes back to it,
+        for whoever waits on the pool next (a store call, a snapshot or projection write)."""
+        with self._idle_lock:
+            if not self._idle or not self._pool_exhausted():
+                return
+            pooled = self._idle.pop(0)  # the least recently used
+        self._release(pooled)
+
+    def _pool_exhausted(self) -> bool:
+        """Every connection the pool may open is out (ours in hand included): someone
+        (a store call, or a snapshot or projection write on the engine) may be waiting."""
+        pool: Any = self.engine.pool
+        checkedout = getattr(pool, "checkedout", None)  # QueuePool's; SQLite's pools bound nothing
+        return checkedout is not None and checkedout() >= pool_limit(self.engine)
 
     def _release(self, pooled: Any) -> None:
         """Back to the engine's pool, as its other users expect a connection."""

@@ -73,6 +73,64 @@ def test_threads_that_come_and_go_give_their_connections_back(store):
     assert store.count_events() == 301 and store.stream_version("t299") == 1
 
 
+def _small_pool(monkeypatch, db_url, size: int) -> EventStore:
+    """A store whose pool opens at most ``size`` connections and waits 2 s for one."""
+    from kartludo.store import database
+
+    monkeypatch.setattr(database, "POOL_SIZE", size)
+    monkeypatch.setattr(database, "POOL_OVERFLOW", 0)
+    monkeypatch.setitem(database._POOL, "pool_size", size)
+    monkeypatch.setitem(database._POOL, "max_overflow", 0)
+    monkeypatch.setitem(database._POOL, "pool_timeout", 2)
+    database.upgrade(database.create_engine(db_url))
+    return EventStore.open(db_url)
+
+
+def test_a_connection_kept_in_hand_goes_back_when_the_pool_runs_out(monkeypatch, db_url):
+    """The store keeps idle connections for its next calls, but never while someone may
+    wait on the pool: once every connection is out, one in hand goes back to it."""
+    store = _small_pool(monkeypatch, db_url, 2)
+    try:
+        store.append("s", notes(1), 0)
+        assert len(store._idle) == 1  # kept in hand: the pool could still open another
+        with store.engine.connect():  # the pool's last connection: the one in hand goes back
+            assert store._idle == []
+            t0 = time.monotonic()
+            with store.engine.connect():  # served at once, not after the pool's timeout
+                assert time.monotonic() - t0 < 1
+            assert store.read_stream("s")[0].version == 1
+    finally:
+        store.close()
+
+
+def test_more_threads_than_connections_all_get_served(monkeypatch, db_url):
+    """Threads outnumbering the pool, mixing store calls with writes on the engine (as
+    snapshots and projections do), all finish: none waits out the pool's timeout."""
+    store = _small_pool(monkeypatch, db_url, 3)
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            for n in range(10):
+                store.append(f"w{i}", notes(n), n)
+                store.read_stream(f"w{i}")
+                with store.engine.connect() as conn:
+                    conn.execute(sa.text("SELECT 1"))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert all(store.stream_version(f"w{i}") == 10 for i in range(12))
+    finally:
+        store.close()
+
+
 def test_close_closes_every_connection(db_url):
     """close() leaves nothing open, whichever threads used the store."""
     app = f"kt_close_{uuid.uuid4().hex[:8]}"

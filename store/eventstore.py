@@ -36,7 +36,15 @@ from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Engine
 
 from kartludo.events.base import CURRENT, Event, UndecodableEvent, UnknownEventType, decode
-from kartludo.store.database import POOL_TIMEOUT_S, create_engine, describe_url, ensure_ready, first_line, pool_limit
+from kartludo.store.database import (
+    POOL_SIZE,
+    POOL_TIMEOUT_S,
+    create_engine,
+    describe_url,
+    ensure_ready,
+    first_line,
+    pool_limit,
+)
 from kartludo.store.errors import ConcurrencyConflict, DatabaseUnavailable, InvalidValue, StoreBusy, StoreError
 from kartludo.store.schema import POSITION_ROW_BITS
 
@@ -179,6 +187,12 @@ class EventStore:
         self._heads: dict[tuple[str, int], bytes] = {}
         self._idle: list[Any] = []
         self._idle_lock = threading.Lock()
+        #: store calls running at once, at most the pool's steady size: more threads than
+        #: that wait here, asleep, instead of all contending for the cores and the pool
+        #: (which keeps its overflow for the engine's other users: snapshots, projections)
+        self._slot_count: int = getattr(engine.pool, "size", lambda: POOL_SIZE)()
+        self._slots = threading.BoundedSemaphore(self._slot_count)
+        self._holding = threading.local()  # a thread's nested store calls take one slot
         _watch_pool(self)
         #: called with the number of events after each write (``chain.AutoSealer``)
         self.sealer: Any = None
@@ -230,8 +244,20 @@ class EventStore:
         self._give_back(pooled, broken=False)
 
     def _take(self) -> Any:
-        """The most recently used idle connection (its caches are warm), else one from
-        the engine's bounded pool."""
+        """A slot, then the most recently used idle connection (its caches are warm),
+        else one from the engine's bounded pool."""
+        depth = getattr(self._holding, "depth", 0)
+        if not depth and not self._slots.acquire(timeout=POOL_TIMEOUT_S):
+            raise StoreBusy(f"{self.url}: {self._slot_count} store calls of this process stayed busy for "
+                            f"{POOL_TIMEOUT_S} s")
+        self._holding.depth = depth + 1
+        try:
+            return self._connect()
+        except BaseException:
+            self._leave_slot()
+            raise
+
+    def _connect(self) -> Any:
         with self._idle_lock:
             if self._idle:
                 return self._idle.pop()
@@ -247,7 +273,19 @@ class EventStore:
         self._driver.enter(pooled.driver_connection)
         return pooled
 
+    def _leave_slot(self) -> None:
+        depth = self._holding.depth - 1
+        self._holding.depth = depth
+        if not depth:
+            self._slots.release()
+
     def _give_back(self, pooled: Any, *, broken: bool) -> None:
+        try:
+            self._return(pooled, broken=broken)
+        finally:
+            self._leave_slot()
+
+    def _return(self, pooled: Any, *, broken: bool) -> None:
         if not broken:
             try:
                 self._driver.reset(pooled.driver_connection)

@@ -248,8 +248,8 @@ class EventStore:
         else one from the engine's bounded pool."""
         depth = getattr(self._holding, "depth", 0)
         if not depth and not self._slots.acquire(timeout=POOL_TIMEOUT_S):
-            raise StoreBusy(f"{self.url}: {self._slot_count} store calls of this process stayed busy for "
-                            f"{POOL_TIMEOUT_S} s")
+            calls = f"{self._slot_count} store call{'s' if self._slot_count != 1 else ''}"
+            raise StoreBusy(f"{self.url}: all {calls} this process may run at once stayed busy for {POOL_TIMEOUT_S} s")
         self._holding.depth = depth + 1
         try:
             return self._connect()

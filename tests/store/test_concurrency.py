@@ -73,14 +73,15 @@ def test_threads_that_come_and_go_give_their_connections_back(store):
     assert store.count_events() == 301 and store.stream_version("t299") == 1
 
 
-def _small_pool(monkeypatch, db_url, size: int) -> EventStore:
-    """A store whose pool opens at most ``size`` connections and waits 2 s for one."""
+def _small_pool(monkeypatch, db_url, size: int, overflow: int = 0) -> EventStore:
+    """A store whose pool keeps ``size`` connections, opens ``overflow`` more, and waits
+    2 s for one."""
     from kartludo.store import database
 
     monkeypatch.setattr(database, "POOL_SIZE", size)
-    monkeypatch.setattr(database, "POOL_OVERFLOW", 0)
+    monkeypatch.setattr(database, "POOL_OVERFLOW", overflow)
     monkeypatch.setitem(database._POOL, "pool_size", size)
-    monkeypatch.setitem(database._POOL, "max_overflow", 0)
+    monkeypatch.setitem(database._POOL, "max_overflow", overflow)
     monkeypatch.setitem(database._POOL, "pool_timeout", 2)
     database.upgrade(database.create_engine(db_url))
     return EventStore.open(db_url)
@@ -129,6 +130,47 @@ def test_more_threads_than_connections_all_get_served(monkeypatch, db_url):
         assert all(store.stream_version(f"w{i}") == 10 for i in range(12))
     finally:
         store.close()
+
+
+def test_store_calls_run_at_most_the_pools_size_at_once_and_nest_in_a_thread(monkeypatch, db_url):
+    """More threads than the pool's size: the rest wait for a slot, and a call made
+    inside another (an exclusive block reading the store) takes no second slot."""
+    store = _small_pool(monkeypatch, db_url, 2)
+    most = 0
+    running = threading.Event()
+
+    def sample() -> None:
+        nonlocal most
+        while running.is_set():
+            most = max(most, 2 - store._slots._value)
+            time.sleep(0.0005)
+
+    def work(i: int) -> None:
+        for n in range(15):
+            store.append(f"n{i}", notes(n), n)
+            store.read_stream(f"n{i}")
+
+    try:
+        running.set()
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        running.clear()
+        sampler.join()
+        assert 1 <= most <= 2
+    finally:
+        store.close()
+    one = _small_pool(monkeypatch, db_url, 1, overflow=1)  # one slot
+    try:
+        with one.exclusive(7301999):  # holds the slot; the read inside needs a second connection, not slot
+            assert one.read_stream("n0")[-1].version == 15
+        assert one._slots._value == 1 and one.connections_in_use() == 0
+    finally:
+        one.close()
 
 
 def test_close_closes_every_connection(db_url):

@@ -147,24 +147,34 @@ def _history_rows(conn: sa.Connection, history: list[tuple[str, str, str, str, R
 
 
 def voided_by(conn: sa.Connection, rows: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
-    """What later events voided for each ruling row (``audit_id``, ``match_id``), in
-    event order: ``{"position", "payer", "payee", "amount", "reason"}`` each."""
-    wanted: dict[str, set[str]] = {}
+    """What later events voided for each ruling row (``audit_id``, ``match_id``,
+    ``player``, ``position``, ``lifted_position``), in event order: ``{"position",
+    "payer", "payee", "amount", "reason"}`` each. Only the void rows a ruling could
+    have voided are read: transfers to its player, after it, and before it was lifted
+    (the rulings each row names decide; the event that lifts a ruling voids with it):
+    showing one ruling of a long match costs what
+    that ruling voided, not every void of the match."""
+    wanted: dict[str, list[Any]] = {}
     for r in rows:
-        wanted.setdefault(r.match_id, set()).add(r.ruling_id)
+        wanted.setdefault(r.match_id, []).append(r)
     out: dict[str, list[dict[str, Any]]] = {}
     decode = msgspec.json.decode
-    matches = sorted(wanted)
-    for i in range(0, len(matches), _CHUNK):
-        query = (sa.select(ruling_voids).where(ruling_voids.c.match_id.in_(matches[i:i + _CHUNK]))
-                 .order_by(ruling_voids.c.match_id, ruling_voids.c.position, ruling_voids.c.seq))
-        for v in conn.execute(query):
-            mine = wanted[v.match_id]
+    for match_id in sorted(wanted):
+        mine = {r.ruling_id for r in wanted[match_id]}
+        players = sorted({r.player for r in wanted[match_id]})
+        query = sa.select(ruling_voids).where(
+            ruling_voids.c.match_id == match_id,
+            ruling_voids.c.position > min(r.position for r in wanted[match_id]),
+            ruling_voids.c.payee.in_(players))
+        ends = [r.lifted_position for r in wanted[match_id]]
+        if None not in ends:
+            query = query.where(ruling_voids.c.position <= max(ends))  # the lifting event may void too
+        for v in conn.execute(query.order_by(ruling_voids.c.position, ruling_voids.c.seq)):
             hits = [rid for rid in decode(v.rulings) if rid in mine]
             if not hits:
                 continue
             item = {"position": v.position, "payer": v.payer, "payee": v.payee, "amount": v.amount,
                     "reason": v.reason}
             for rid in hits:
-                out.setdefault(audit_id(v.match_id, rid), []).append(dict(item))
+                out.setdefault(audit_id(match_id, rid), []).append(dict(item))
     return out

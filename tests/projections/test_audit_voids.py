@@ -1,0 +1,39 @@
+"""What each ruling voided, read from the audit trail one ruling at a time (a window
+of the match's void rows) and for the whole match at once, equals what the stored
+settlements say, transfer by transfer."""
+
+from __future__ import annotations
+
+import random
+
+from kartludo.app import aggregate
+from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.simulate import pick_bots, play_match
+from kartludo.events.uxinjo import DealDrawn, Foul, Settled
+from kartludo.projections.queries import list_rulings, resolve_ruling
+
+
+def test_each_rulings_voids_equal_the_stored_settlements(store):
+    svc = MatchService(store)
+    match_id, _, _ = play_match(svc, "uxinjo", ["ann", "bob", "cy"], pick_bots("uxinjo", ["random"]),
+                                random.Random(11), max_deals=40, max_commands=10**5)
+    fouls = [r.event for r in store.read_stream(stream_of(match_id)) if isinstance(r.event, Foul)]
+    assert len(fouls) >= 10, "random bots foul: the match needs standing penalties"
+    # an overturned ruling keeps what it voided before
+    svc.execute(match_id, lambda m: aggregate.appeal(m, fouls[0].ruling_id, "ann", "no foul"), actor="ann")
+    svc.execute(match_id, lambda m: aggregate.decide(m, fouls[0].ruling_id, "mia", "overturn", "x"), actor="mia")
+    players = svc.load(match_id).players
+    expected: dict[str, list[dict]] = {}
+    for rec in store.read_stream(stream_of(match_id)):
+        if isinstance(rec.event, (Settled, DealDrawn)):
+            for t in rec.event.transfers:
+                for rid in t.void_by:
+                    expected.setdefault(rid, []).append(
+                        {"position": rec.position, "payer": players[t.payer], "payee": players[t.payee],
+                         "amount": t.amount, "reason": t.reason})
+    assert sum(len(v) for v in expected.values()) >= 10, "the match needs voided transfers"
+    every = list_rulings(store, match_id)
+    assert len(every) == len(fouls)
+    for record in every:
+        assert record.voided == expected.get(record.ruling_id, []), record.ruling_id
+        assert resolve_ruling(store, record.id).voided == record.voided

@@ -288,6 +288,9 @@ def test_ruling_page_and_its_replay_link(site, page, shots):
     assert [line.split(" by ")[0] for line in shown] == [h["kind"] for h in r["history"]]
     assert all(h["reason"] in line for h, line in zip(r["history"], shown))
     assert page.locator("#main [data-card]").count() > 0  # the table at the ruling
+    # the caption and the ruling's own box name the same step: the table stands before it
+    step = re.search(r"Step (\d+) · #", text).group(1)
+    assert f"Before step {step} of deal {r['deal']}" in text, text
     drawn = page.eval_on_selector_all("dl.facts [data-card]", "es => es.map(e => e.dataset.card)")
     assert r["facts"]["cards"] and drawn == r["facts"]["cards"]  # the facts' cards, drawn
     # facts and voided transfers read as words, never as JSON ("null", "[]", braces)

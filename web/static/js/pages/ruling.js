@@ -59,7 +59,7 @@ async function load() {
     const before = k > 1 ? replay.steps[k - 2] : null;
     table = el("section", { "aria-labelledby": "at-ruling" },
       el("h2", { id: "at-ruling" }, before ? "The table when the ruling was made" : "The table after the ruling"),
-      el("p", { class: "muted" }, `${before ? `Step ${k - 1}` : `Step ${k}`} of deal ${r.deal}, ${replay.ended ? "every hand shown" : `seen as ${replay.view}`}.`),
+      el("p", { class: "muted" }, `${before ? `Before step ${k}` : `After step ${k}`} of deal ${r.deal}, ${replay.ended ? "every hand shown" : `seen as ${replay.view}`}.`),
       el("p", { class: "now" }, el("span", { class: "where" }, `Step ${k} · #${r.position}`), replay.steps[k - 1].description),
       renderTable((before || replay.steps[k - 1]).state));
   }

@@ -345,9 +345,10 @@ class Game(abc.ABC, Generic[S]):
         """The decisions without a penalty that ``event`` (a derived event) records."""
         return []
 
-    def penalty_changes(self, event: Event, /) -> PenaltyChanges | None:
+    def penalty_changes(self, event: Event, before: S, /) -> PenaltyChanges | None:
         """What a derived event did to standing penalty rulings (lifted them, or voided
-        what they would have won), for the audit trail; None: nothing."""
+        what they would have won), given the state it was decided on, for the audit
+        trail; None: nothing."""
         return None
 
     def bots(self) -> dict[str, Bot[S]]:
@@ -459,8 +460,8 @@ class Game(abc.ABC, Generic[S]):
 class PenaltyChanges(msgspec.Struct, frozen=True, kw_only=True):
     """What one derived event did to standing penalty rulings: ``lifted`` ruling ids
     (the penalty stops applying, for ``reason``), and ``transfers`` it voided (payer
-    and payee seats, amount, reason, and the ids of the rulings that voided it: as the
-    event holds them, so reading them costs no more than the event's own size)."""
+    and payee seats, amount, reason, and the ids of the rulings that voided it: the
+    payee's standing penalties then)."""
 
     lifted: list[str] = []
     reason: str = ""

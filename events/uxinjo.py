@@ -2,28 +2,32 @@
 
 Player actions first, then what the engine decides by itself (``derived``): fouls,
 settlements, drawn deals and the match end. Settlements record every transfer with
-what was asked, what actually moved, and which penalty rulings voided it, so the
-audit trail and an overturn never have to re-derive history.
+what was asked, what actually moved, and whether a penalty voided it, so the audit
+trail and an overturn never have to re-derive history. (Which rulings voided it are
+the payee's standing penalties, in the state before the event: naming them in each
+transfer made a long match's settlements grow with every penalty ever ruled.)
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
-from kartludo.events.base import Event, register_union
+from kartludo.events.base import Event, register_union, upcaster
 from kartludo.events.match import Ruling
 
 
 class Transfer(msgspec.Struct, frozen=True, kw_only=True):
     """One payment on a punktobio. ``moved`` is what reached the marker after finito
-    capping; a transfer voided by a penalty (``void_by`` not empty) moves nothing."""
+    capping; a transfer ``void`` (its payee stood penalised, §6.1) moves nothing."""
 
     payer: int
     payee: int
     amount: int
     moved: int
     reason: str  # "discard", "stock", "e-ajx", "levu"
-    void_by: list[str] = []
+    void: bool = False
 
 
 # --- player actions ------------------------------------------------------------
@@ -92,6 +96,7 @@ class Settled(Event, frozen=True, kw_only=True, tag="uxinjo.settled"):
 
     derived = True
     ends_deal = True
+    schema = 2  # 2: a transfer says ``void``, not the ids of every standing penalty
 
     deal: int
     winner: int
@@ -116,6 +121,7 @@ class DealDrawn(Event, frozen=True, kw_only=True, tag="uxinjo.deal-drawn"):
 
     derived = True
     ends_deal = True
+    schema = 2  # as ``Settled``
 
     deal: int
     reason: str
@@ -135,6 +141,18 @@ class MatchEnded(Event, frozen=True, kw_only=True, tag="uxinjo.match-ended"):
     markers: dict[str, dict[str, int]]
     mp: dict[str, int]
     fouls: dict[str, int] = {}
+
+
+def _void_flag(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 named the standing penalties that voided a transfer (``void_by``);
+    version 2 says only that it is void (the names are the state's)."""
+    data["transfers"] = [{**{k: v for k, v in t.items() if k != "void_by"}, "void": bool(t.get("void_by"))}
+                         for t in data.get("transfers", [])]
+    return data
+
+
+upcaster("uxinjo.settled", from_version=1)(_void_flag)
+upcaster("uxinjo.deal-drawn", from_version=1)(_void_flag)
 
 
 UXINJO_EVENTS: tuple[type[Event], ...] = (

@@ -80,7 +80,7 @@ class AuditProjection(Projection):
                     status[aid] = done
                 history.append((aid, done, event.by, event.reason, rec))
             else:
-                changes = step.game.penalty_changes(event)
+                changes = step.game.penalty_changes(event, step.before)
                 if changes is None:
                     continue
                 voids.extend(_void_rows(step, rec, changes.transfers))

@@ -126,7 +126,7 @@ def _notes(s: UxState, transfers: list[Transfer], score: HandScore | None = None
         notes.append(RULING_WILDS)
     if void_claims:
         notes.append(RULING_VOID_CLAIM)
-    if any(t.moved != t.amount and not t.void_by for t in transfers):
+    if any(t.moved != t.amount and not t.void for t in transfers):
         notes.append(RULING_FINITO)
     return notes
 
@@ -147,12 +147,12 @@ def _transfers(s: UxState, requests: list[tuple[int, int, int, str]]) -> list[Tr
     for payer, payee, amount, reason in requests:
         if amount <= 0:
             continue
-        void = list(s.penalties[payee])
+        void = bool(s.penalties[payee])
         if void:
             moved = 0
         else:
             markers, moved = pay(markers, payer, payee, amount)
-        out.append(Transfer(payer=payer, payee=payee, amount=amount, moved=moved, reason=reason, void_by=void))
+        out.append(Transfer(payer=payer, payee=payee, amount=amount, moved=moved, reason=reason, void=void))
     return out
 
 
@@ -253,13 +253,14 @@ def _match_end(s: UxState) -> MatchEnded:
 
 
 
-def penalty_changes(event: Event) -> PenaltyChanges | None:
-    """A settlement or drawn deal voids each transfer to a penalised player (§6.1) and
-    a winner's valid munt lifts its oldest penalty."""
+def penalty_changes(event: Event, before: UxState) -> PenaltyChanges | None:
+    """A settlement or drawn deal voids each transfer to a penalised player (§6.1):
+    voided by the payee's standing penalties in ``before``, the state the event
+    settled; and a winner's valid munt lifts its oldest penalty."""
     if not isinstance(event, (Settled, DealDrawn)):
         return None
     voided: list[tuple[int, int, int, str, Sequence[str]]] = [
-        (t.payer, t.payee, t.amount, t.reason, t.void_by) for t in event.transfers if t.void_by]
+        (t.payer, t.payee, t.amount, t.reason, before.penalties[t.payee]) for t in event.transfers if t.void]
     lifted = [event.lifted] if isinstance(event, Settled) and event.lifted else []
     if not voided and not lifted:
         return None

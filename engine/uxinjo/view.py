@@ -128,7 +128,7 @@ def _transfers_text(s: UxState, transfers: Sequence[Transfer]) -> str:
     parts = []
     for t in transfers:
         who_ = f"{s.players[t.payer]}→{s.players[t.payee]} {t.amount} {t.reason}"
-        if t.void_by:
+        if t.void:
             who_ += " void (penalty)"
         elif t.moved != t.amount:
             who_ += f" (moved {t.moved}, finito)"

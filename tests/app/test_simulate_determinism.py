@@ -40,10 +40,13 @@ def fingerprint(store: EventStore) -> str:
     return digest.hexdigest()
 
 
+# The Uxinjo goldens were re-taken when a transfer's ``void_by`` (v1) became ``void``
+# (v2): the code before that change, with ``void_by`` read as ``void``, gives these same
+# fingerprints (its own were 2e39acaf… and 3e96120f…).
 @pytest.mark.parametrize("game, matches, seed, bots, events, golden", [
-    ("uxinjo", 3, 1, ["heuristic"], 669, "2e39acaf2cac1cbcf38ce620876c138785bdd58556986949dca107d4fa3c575d"),
+    ("uxinjo", 3, 1, ["heuristic"], 669, "a63f9f517bd56af8889797edb98b41c30f83312455048d5ff8ddf381bd1bda3e"),
     ("uxinjo", 3, 7, ["random", "heuristic"], 490,
-     "3e96120ffc99e7f779c58ddeeabd2a8fe5031f8edd2405baa685c3b9534fd68d"),
+     "6cb4a654a62d5dc49c37ac45782105e65964116d2cc02818b201e66a853335fe"),
     ("svoi-kozyri", 1, 11, ["heuristic"], 605, "04e1ad5dd6daceb5d535fa9135c91bb5dde218a5dbc4d935ce87f25a6326789d"),
     ("laugavatnsmanni", 1, 11, ["heuristic", "random"], 211,
      "03abaf10fc79fe8e57056b61e33083ecde5ef5fd9403dce9505a36f442844f4d"),

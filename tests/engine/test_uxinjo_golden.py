@@ -24,10 +24,9 @@ from kartludo.events.uxinjo import (
 FILLERS = ["B6", "B7", "B8"]  # stock cards nobody wants
 
 
-def T(payer, payee, amount, reason, moved=None, void_by=()):
+def T(payer, payee, amount, reason, moved=None, void=False):
     return Transfer(
-        payer=payer, payee=payee, amount=amount, moved=amount if moved is None else moved, reason=reason,
-        void_by=list(void_by),
+        payer=payer, payee=payee, amount=amount, moved=amount if moved is None else moved, reason=reason, void=void,
     )
 
 
@@ -374,6 +373,7 @@ def test_invalid_claim_alone_is_a_foul_with_points_facts():
     t.act(OR, "draw")
     t.act(OR, "discard", "G9")
     t.act(OK, "munt")
+    before_foul = t.state
     events = t.act(SU, "pass")
     foul = events[1]
     assert isinstance(foul, Foul) and foul.seat == OK
@@ -382,9 +382,12 @@ def test_invalid_claim_alone_is_a_foul_with_points_facts():
     assert UXINJO.describe(t.state, foul, None).startswith(
         "cy (Ok) claims munt on G9: invalid, 2 points < 3 needed — foul")
     # the levu declarer still pays; the fouler's own levu income is void
+    # ... voided by the penalty ruled a moment before (the audit trail names it)
+    changes = UXINJO.penalty_changes(events[2], UXINJO.evolve(UXINJO.evolve(before_foul, events[0]), events[1]))
+    assert changes is not None and changes.voided == {"uxinjo-d1-Ok": [(OR, OK, 1, "levu")]}
     assert events[2] == DealDrawn(
         deal=1, reason="foul",
-        transfers=[T(OR, SU, 1, "levu"), T(OR, OK, 1, "levu", moved=0, void_by=["uxinjo-d1-Ok"])],
+        transfers=[T(OR, SU, 1, "levu"), T(OR, OK, 1, "levu", moved=0, void=True)],
         levu=[OR],
     )
 
@@ -394,8 +397,8 @@ def test_penalty_voids_scoring_until_a_valid_munt_then_lifts():
     foul_deal(t, OR)  # deal 1
     s = stock_win_deal(t, OR, ["R1", "R2", "R3", "G4", "B4"], "R4")[-1]  # deal 2 (dealer Su)
     assert s.transfers == [
-        T(SU, OR, 2, "stock", moved=0, void_by=["uxinjo-d1-Or"]),
-        T(OK, OR, 2, "stock", moved=0, void_by=["uxinjo-d1-Or"]),
+        T(SU, OR, 2, "stock", moved=0, void=True),
+        T(OK, OR, 2, "stock", moved=0, void=True),
     ]
     assert s.lifted == "uxinjo-d1-Or"
     assert t.markers()["ann"] == {"bob": 0, "cy": 0} and t.penalties() == [0, 0, 0]
@@ -417,8 +420,11 @@ def test_penalties_accumulate_two_fouls_need_two_munts():
     foul_deal(t, OR)
     foul_deal(t, OR)
     assert t.penalties() == [2, 0, 0]
+    penalised = t.state
     s = stock_win_deal(t, OR, ["R1", "R2", "R3", "G4", "B4"], "R4")[-1]
-    assert s.lifted == "uxinjo-d1-Or" and all(tr.void_by == ["uxinjo-d1-Or", "uxinjo-d2-Or"] for tr in s.transfers)
+    assert s.lifted == "uxinjo-d1-Or" and all(tr.void for tr in s.transfers)
+    # both standing penalties voided each transfer (the state before the deal names them)
+    assert set(UXINJO.penalty_changes(s, penalised).voided) == {"uxinjo-d1-Or", "uxinjo-d2-Or"}
     s = stock_win_deal(t, OR, ["R1", "R2", "R3", "G4", "B4"], "R4")[-1]
     assert s.lifted == "uxinjo-d2-Or" and all(tr.moved == 0 for tr in s.transfers)
     assert t.markers()["ann"] == {"bob": 0, "cy": 0}

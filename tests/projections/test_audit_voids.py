@@ -1,6 +1,7 @@
 """What each ruling voided, read from the audit trail one ruling at a time (a window
 of the match's void rows) and for the whole match at once, equals what the stored
-settlements say, transfer by transfer."""
+settlements say, transfer by transfer: each void transfer, voided by every penalty
+its payee had standing."""
 
 from __future__ import annotations
 
@@ -22,15 +23,21 @@ def test_each_rulings_voids_equal_the_stored_settlements(store):
     # an overturned ruling keeps what it voided before
     svc.execute(match_id, lambda m: aggregate.appeal(m, fouls[0].ruling_id, "ann", "no foul"), actor="ann")
     svc.execute(match_id, lambda m: aggregate.decide(m, fouls[0].ruling_id, "mia", "overturn", "x"), actor="mia")
-    players = svc.load(match_id).players
-    expected: dict[str, list[dict]] = {}
-    for rec in store.read_stream(stream_of(match_id)):
+    match = svc.load(match_id)
+    players, game = match.players, match.game
+    expected: dict[str, list[dict]] = {}  # each void transfer, under each standing penalty of its payee
+    records = store.read_stream(stream_of(match_id))
+    state = game.start(records[0].event)
+    for rec in records[1:]:
         if isinstance(rec.event, (Settled, DealDrawn)):
             for t in rec.event.transfers:
-                for rid in t.void_by:
+                assert t.void == bool(state.penalties[t.payee])
+                for rid in state.penalties[t.payee] if t.void else ():
                     expected.setdefault(rid, []).append(
                         {"position": rec.position, "payer": players[t.payer], "payee": players[t.payee],
                          "amount": t.amount, "reason": t.reason})
+        if aggregate.engine_folds(rec.event):
+            state = game.evolve(state, rec.event)
     assert sum(len(v) for v in expected.values()) >= 10, "the match needs voided transfers"
     every = list_rulings(store, match_id)
     assert len(every) == len(fouls)

@@ -345,10 +345,10 @@ class Game(abc.ABC, Generic[S]):
         """The decisions without a penalty that ``event`` (a derived event) records."""
         return []
 
-    def penalty_changes(self, event: Event, before: S, /) -> PenaltyChanges | None:
-        """What a derived event did to standing penalty rulings (lifted them, or voided
-        what they would have won), given the state it was decided on, for the audit
-        trail; None: nothing."""
+    def penalty_changes(self, event: Event, before: S, after: S, /) -> PenaltyChanges | None:
+        """What an event (a ruling, a TD's decision, a derived event) did to penalty
+        rulings, given the states before and after it, for the audit trail; None:
+        nothing. Called for each such event: cheap when nothing changed."""
         return None
 
     def bots(self) -> dict[str, Bot[S]]:
@@ -458,23 +458,21 @@ class Game(abc.ABC, Generic[S]):
 
 
 class PenaltyChanges(msgspec.Struct, frozen=True, kw_only=True):
-    """What one derived event did to standing penalty rulings: ``lifted`` ruling ids
-    (the penalty stops applying, for ``reason``), and ``transfers`` it voided (payer
-    and payee seats, amount, reason, and the ids of the rulings that voided it: the
-    payee's standing penalties then)."""
+    """What one event did to penalty rulings. ``started``: ruling ids that now stand
+    (their penalty voids what their player is paid); ``lifted``: ids that stopped
+    standing for ``reason`` (a valid munt; or an overturn, whose recomputation moved
+    an earlier lift onto them); ``ended``: ids that stopped standing otherwise (the
+    overturned ruling itself); ``transfers``: what the event voided (payer and payee seats,
+    amount, reason). A voided transfer is voided by every ruling standing against its
+    payee then, which the audit trail knows from these changes: no event names them.
+    A ruling stands from the event that started it until the one that lifted or ended
+    it (an overturn only ever removes standing penalties, so once is all)."""
 
+    started: list[str] = []
     lifted: list[str] = []
+    ended: list[str] = []
     reason: str = ""
-    transfers: list[tuple[int, int, int, str, Sequence[str]]] = []
-
-    @property
-    def voided(self) -> dict[str, list[tuple[int, int, int, str]]]:
-        """Per ruling id, the transfers it voided (payer, payee, amount, reason)."""
-        out: dict[str, list[tuple[int, int, int, str]]] = {}
-        for payer, payee, amount, reason, rulings in self.transfers:
-            for rid in rulings:
-                out.setdefault(rid, []).append((payer, payee, amount, reason))
-        return out
+    transfers: list[tuple[int, int, int, str]] = []
 
 
 class Bot(abc.ABC, Generic[S]):

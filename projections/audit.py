@@ -6,10 +6,10 @@ rulings (lifted them: the penalty stopped applying; voided what they would have 
 the game says (``Game.penalty_changes``).
 
 What an event voided is written once, as that event's rows in ``proj_ruling_voids``
-(one row per voided transfer, naming the rulings that voided it), never merged into each
-ruling's row: a settlement that voids transfers for hundreds of standing rulings costs
-in proportion to its own size, not to every earlier void (``voided_by`` reads them
-back per ruling).
+(one row per voided transfer), never merged into each ruling's row; a ruling's row says
+from and until when its penalty stood. The transfers a ruling voided are the void rows
+to its player in that span (``voided_by``): a settlement costs in proportion to its own
+size, however many rulings stand, and so does showing one ruling.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ _SET_STATUS = sa.update(rulings).where(rulings.c.audit_id == sa.bindparam("b_aud
     status=sa.bindparam("b_status"))
 _SET_LIFTED = sa.update(rulings).where(rulings.c.audit_id == sa.bindparam("b_audit_id")).values(
     lifted_position=sa.bindparam("b_lifted_position"))
+_SET_UNTIL = sa.update(rulings).where(rulings.c.audit_id == sa.bindparam("b_audit_id")).values(
+    standing_until=sa.bindparam("b_standing_until"))
 
 
 def audit_id(match_id: str, ruling_id: str) -> str:
@@ -47,6 +49,7 @@ class AuditProjection(Projection):
         ruled: dict[str, list[Any]] = {}  # rows of rulings made in this batch
         status: dict[str, str] = {}  # new status of earlier rulings
         lifted: dict[str, int] = {}  # lifted position of earlier rulings
+        until: dict[str, int] = {}  # where earlier rulings stopped standing
         history: list[tuple[str, str, str, str, Recorded]] = []
         voids: list[tuple[Any, ...]] = []
         kinds = _KINDS
@@ -59,6 +62,7 @@ class AuditProjection(Projection):
                 kind = kinds[type(event)] = _kind(type(event))
             if kind is _SKIP:
                 continue
+            changes = step.game.penalty_changes(event, step.before, step.after)
             if kind is _RULING:
                 aid = audit_id(step.match_id, event.ruling_id)
                 ruled[aid] = [
@@ -66,6 +70,7 @@ class AuditProjection(Projection):
                     event.seat, step.created.players[event.seat], rec.type, event.rule,
                     dumps(msgspec.to_builtins(event.facts)), dumps(msgspec.to_builtins(event.effect)),
                     step.created.series, "standing", None, rec.recorded_at_us,
+                    changes is not None and event.ruling_id in changes.started, None,
                 ]
                 history.append((aid, "ruled", "engine", event.rule, rec))
             elif kind is _DISPUTE:
@@ -79,23 +84,29 @@ class AuditProjection(Projection):
                 else:
                     status[aid] = done
                 history.append((aid, done, event.by, event.reason, rec))
-            else:
-                changes = step.game.penalty_changes(event, step.before)
-                if changes is None:
-                    continue
-                voids.extend(_void_rows(step, rec, changes.transfers))
-                for rid in changes.lifted:
-                    aid = audit_id(step.match_id, rid)
-                    if aid in ruled:
-                        ruled[aid][_LIFTED] = rec.position
-                    else:
-                        lifted[aid] = rec.position
-                    history.append((aid, "lifted", "engine", changes.reason, rec))
+            if changes is None:
+                continue
+            voids.extend(_void_rows(step, rec, changes.transfers))
+            for rid in changes.lifted:
+                aid = audit_id(step.match_id, rid)
+                if aid in ruled:
+                    ruled[aid][_LIFTED] = rec.position
+                else:
+                    lifted[aid] = rec.position
+                history.append((aid, "lifted", "engine", changes.reason, rec))
+            for rid in (*changes.lifted, *changes.ended):
+                aid = audit_id(step.match_id, rid)
+                if aid in ruled:
+                    ruled[aid][_UNTIL] = rec.position
+                else:
+                    until[aid] = rec.position
         insert_rows(conn, rulings, [tuple(row) for row in ruled.values()])
         if status:
             conn.execute(_SET_STATUS, [{"b_audit_id": a, "b_status": s} for a, s in status.items()])
         if lifted:
             conn.execute(_SET_LIFTED, [{"b_audit_id": a, "b_lifted_position": p} for a, p in lifted.items()])
+        if until:
+            conn.execute(_SET_UNTIL, [{"b_audit_id": a, "b_standing_until": p} for a, p in until.items()])
         insert_rows(conn, ruling_voids, voids)
         if history:
             insert_rows(conn, ruling_history, _history_rows(conn, history, set(ruled)))
@@ -105,8 +116,8 @@ class AuditProjection(Projection):
 #: a derived event that may lift or void penalties (the game says), or nothing
 _RULING, _DISPUTE, _DERIVED, _SKIP = "ruling", "dispute", "derived", "skip"
 _KINDS: dict[type, str] = {}
-#: indexes of ``status`` and ``lifted_position`` in a ``rulings`` row
-_STATUS, _LIFTED = 14, 15
+#: indexes of ``status``, ``lifted_position`` and ``standing_until`` in a ``rulings`` row
+_STATUS, _LIFTED, _UNTIL = 14, 15, 18
 
 
 def _kind(cls: type) -> str:
@@ -117,15 +128,13 @@ def _kind(cls: type) -> str:
     return _DERIVED if getattr(cls, "derived", False) else _SKIP
 
 
-def _void_rows(step: MatchStep, rec: Recorded, transfers: list[tuple[int, int, int, str, Any]]
+def _void_rows(step: MatchStep, rec: Recorded, transfers: list[tuple[int, int, int, str]]
                ) -> list[tuple[Any, ...]]:
-    """One row per voided transfer, naming the rulings that voided it (the table's column order)."""
+    """One row per voided transfer (the table's column order)."""
     players = step.created.players
     mid, position = step.match_id, rec.position
-    return [
-        (mid, position, seq, players[payer], players[payee], amount, reason, dumps(rids))
-        for seq, (payer, payee, amount, reason, rids) in enumerate(transfers, 1)
-    ]
+    return [(mid, position, seq, players[payer], players[payee], amount, reason)
+            for seq, (payer, payee, amount, reason) in enumerate(transfers, 1)]
 
 
 def _history_rows(conn: sa.Connection, history: list[tuple[str, str, str, str, Recorded]], new: set[str]
@@ -147,34 +156,31 @@ def _history_rows(conn: sa.Connection, history: list[tuple[str, str, str, str, R
 
 
 def voided_by(conn: sa.Connection, rows: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
-    """What later events voided for each ruling row (``audit_id``, ``match_id``,
-    ``player``, ``position``, ``lifted_position``), in event order: ``{"position",
-    "payer", "payee", "amount", "reason"}`` each. Only the void rows a ruling could
-    have voided are read: transfers to its player, after it, and before it was lifted
-    (the rulings each row names decide; the event that lifts a ruling voids with it):
-    showing one ruling of a long match costs what
-    that ruling voided, not every void of the match."""
+    """What later events voided for each ruling row whose penalty stood (``audit_id``,
+    ``match_id``, ``player``, ``position``, ``stood``, ``standing_until``), in event
+    order: ``{"position", "payer", "payee", "amount", "reason"}`` each: the void rows to
+    its player after it and up to the event that lifted or ended it (that event's own
+    settlement was made while it stood). Only those rows are read: showing one ruling
+    costs what it voided, not every void of the match."""
     wanted: dict[str, list[Any]] = {}
     for r in rows:
-        wanted.setdefault(r.match_id, []).append(r)
+        if r.stood:
+            wanted.setdefault(r.match_id, []).append(r)
     out: dict[str, list[dict[str, Any]]] = {}
-    decode = msgspec.json.decode
     for match_id in sorted(wanted):
-        mine = {r.ruling_id for r in wanted[match_id]}
-        players = sorted({r.player for r in wanted[match_id]})
+        mine = wanted[match_id]
         query = sa.select(ruling_voids).where(
             ruling_voids.c.match_id == match_id,
-            ruling_voids.c.position > min(r.position for r in wanted[match_id]),
-            ruling_voids.c.payee.in_(players))
-        ends = [r.lifted_position for r in wanted[match_id]]
+            ruling_voids.c.position > min(r.position for r in mine),
+            ruling_voids.c.payee.in_(sorted({r.player for r in mine})))
+        ends = [r.standing_until for r in mine]
         if None not in ends:
-            query = query.where(ruling_voids.c.position <= max(ends))  # the lifting event may void too
+            query = query.where(ruling_voids.c.position <= max(ends))
         for v in conn.execute(query.order_by(ruling_voids.c.position, ruling_voids.c.seq)):
-            hits = [rid for rid in decode(v.rulings) if rid in mine]
-            if not hits:
-                continue
             item = {"position": v.position, "payer": v.payer, "payee": v.payee, "amount": v.amount,
                     "reason": v.reason}
-            for rid in hits:
-                out.setdefault(audit_id(match_id, rid), []).append(dict(item))
+            for r in mine:
+                if (r.player == v.payee and r.position < v.position
+                        and (r.standing_until is None or v.position <= r.standing_until)):
+                    out.setdefault(r.audit_id, []).append(dict(item))
     return out

@@ -7,6 +7,7 @@ same rows. JSON-ish columns hold msgspec-encoded JSON text.
 from __future__ import annotations
 
 from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import false as sa_false
 
 metadata = MetaData()
 
@@ -85,6 +86,11 @@ rulings = Table(
     Column("status", String(20), nullable=False),
     Column("lifted_position", BigInteger),
     Column("recorded_at_us", BigInteger, nullable=False),
+    #: its penalty stood (voiding what its player was paid) from the ruling's own
+    #: position until ``standing_until`` (the event that lifted or ended it; NULL:
+    #: standing still), both included (migration 0010)
+    Column("stood", Boolean, nullable=False, server_default=sa_false()),
+    Column("standing_until", BigInteger),
 )
 Index("ix_proj_rulings_match", rulings.c.match_id)
 
@@ -100,9 +106,8 @@ ruling_history = Table(
     Column("recorded_at_us", BigInteger, nullable=False),
 )
 
-#: what a settlement voided for standing rulings: one row per voided transfer, with the
-#: ids of the rulings that voided it (``rulings``, JSON) - written once per event, read
-#: back per ruling (migration 0008)
+#: what a settlement voided: one row per voided transfer, written once per event (migration
+#: 0008); the rulings that voided it are those standing against its payee then (0010)
 ruling_voids = Table(
     "proj_ruling_voids",
     metadata,
@@ -113,5 +118,4 @@ ruling_voids = Table(
     Column("payee", String(100), nullable=False),
     Column("amount", Integer, nullable=False),
     Column("reason", Text, nullable=False),
-    Column("rulings", Text, nullable=False),
 )

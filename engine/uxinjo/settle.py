@@ -24,6 +24,7 @@ from kartludo.engine.uxinjo.rules import (
 )
 from kartludo.engine.uxinjo.state import SEATS, Phase, UxState, at_finito, marker, match_points, pay
 from kartludo.events.base import Event
+from kartludo.events.match import RulingDecided
 from kartludo.events.uxinjo import DealDrawn, Foul, MatchEnded, Settled, Transfer
 
 
@@ -253,15 +254,24 @@ def _match_end(s: UxState) -> MatchEnded:
 
 
 
-def penalty_changes(event: Event, before: UxState) -> PenaltyChanges | None:
-    """A settlement or drawn deal voids each transfer to a penalised player (§6.1):
-    voided by the payee's standing penalties in ``before``, the state the event
-    settled; and a winner's valid munt lifts its oldest penalty."""
-    if not isinstance(event, (Settled, DealDrawn)):
-        return None
-    voided: list[tuple[int, int, int, str, Sequence[str]]] = [
-        (t.payer, t.payee, t.amount, t.reason, before.penalties[t.payee]) for t in event.transfers if t.void]
-    lifted = [event.lifted] if isinstance(event, Settled) and event.lifted else []
-    if not voided and not lifted:
-        return None
-    return PenaltyChanges(lifted=lifted, reason="a valid munt lifted the penalty", transfers=voided)
+def penalty_changes(event: Event, before: UxState, after: UxState) -> PenaltyChanges | None:
+    """A foul's penalty stands from its ruling (§6.1); a settlement or drawn deal voids
+    each transfer to a penalised player and a winner's valid munt lifts its oldest
+    penalty; an overturn ends the overturned penalty, and lifts any penalty the
+    recomputation moved an earlier lift onto (see ``fold.recompute``)."""
+    if isinstance(event, Foul):
+        return PenaltyChanges(started=[event.ruling_id])
+    if isinstance(event, (Settled, DealDrawn)):
+        voided = [(t.payer, t.payee, t.amount, t.reason) for t in event.transfers if t.void]
+        lifted = [event.lifted] if isinstance(event, Settled) and event.lifted else []
+        if not voided and not lifted:
+            return None
+        return PenaltyChanges(lifted=lifted, reason="a valid munt lifted the penalty", transfers=voided)
+    if isinstance(event, RulingDecided) and before.penalties != after.penalties:
+        gone = [rid for seat in range(SEATS) for rid in before.penalties[seat]
+                if rid not in set(after.penalties[seat])]
+        return PenaltyChanges(
+            ended=[rid for rid in gone if rid == event.ruling_id],
+            lifted=[rid for rid in gone if rid != event.ruling_id],
+            reason=f"the {event.decision} of {event.ruling_id} moved a valid munt's lift onto this penalty")
+    return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from uxinjo_helpers import OK, OR, SU, Table, build_deck
 
+from kartludo.engine.base import PenaltyChanges
 from kartludo.engine.uxinjo import UXINJO
 from kartludo.events.match import DealStarted, RulingAppealed, RulingDecided
 from kartludo.events.uxinjo import (
@@ -382,9 +383,12 @@ def test_invalid_claim_alone_is_a_foul_with_points_facts():
     assert UXINJO.describe(t.state, foul, None).startswith(
         "cy (Ok) claims munt on G9: invalid, 2 points < 3 needed — foul")
     # the levu declarer still pays; the fouler's own levu income is void
-    # ... voided by the penalty ruled a moment before (the audit trail names it)
-    changes = UXINJO.penalty_changes(events[2], UXINJO.evolve(UXINJO.evolve(before_foul, events[0]), events[1]))
-    assert changes is not None and changes.voided == {"uxinjo-d1-Ok": [(OR, OK, 1, "levu")]}
+    # ... voided by the penalty that stands from the foul ruled a moment before
+    at_foul = UXINJO.evolve(before_foul, events[0])
+    ruled = UXINJO.evolve(at_foul, events[1])
+    assert UXINJO.penalty_changes(events[1], at_foul, ruled) == PenaltyChanges(started=["uxinjo-d1-Ok"])
+    changes = UXINJO.penalty_changes(events[2], ruled, UXINJO.evolve(ruled, events[2]))
+    assert changes == PenaltyChanges(reason="a valid munt lifted the penalty", transfers=[(OR, OK, 1, "levu")])
     assert events[2] == DealDrawn(
         deal=1, reason="foul",
         transfers=[T(OR, SU, 1, "levu"), T(OR, OK, 1, "levu", moved=0, void=True)],
@@ -420,11 +424,8 @@ def test_penalties_accumulate_two_fouls_need_two_munts():
     foul_deal(t, OR)
     foul_deal(t, OR)
     assert t.penalties() == [2, 0, 0]
-    penalised = t.state
     s = stock_win_deal(t, OR, ["R1", "R2", "R3", "G4", "B4"], "R4")[-1]
     assert s.lifted == "uxinjo-d1-Or" and all(tr.void for tr in s.transfers)
-    # both standing penalties voided each transfer (the state before the deal names them)
-    assert set(UXINJO.penalty_changes(s, penalised).voided) == {"uxinjo-d1-Or", "uxinjo-d2-Or"}
     s = stock_win_deal(t, OR, ["R1", "R2", "R3", "G4", "B4"], "R4")[-1]
     assert s.lifted == "uxinjo-d2-Or" and all(tr.moved == 0 for tr in s.transfers)
     assert t.markers()["ann"] == {"bob": 0, "cy": 0}
@@ -459,7 +460,12 @@ def test_overturn_moves_a_later_lift_to_the_next_penalty():
     foul_deal(t, OR)  # d2
     stock_win_deal(t, OR, ["R1", "R2", "R3", "G4", "B4"], "R4")  # d3: void, lifts d1
     assert t.penalties() == [1, 0, 0] and t.state.penalties[OR] == ("uxinjo-d2-Or",)
-    t.apply([RulingDecided(ruling_id="uxinjo-d1-Or", by="td", decision="overturn", reason="x")])
+    before = t.state
+    decided = RulingDecided(ruling_id="uxinjo-d1-Or", by="td", decision="overturn", reason="x")
+    t.apply([decided])
+    # d2 stops standing with no lift of its own: the audit trail is told the d3 lift moved onto it
+    assert UXINJO.penalty_changes(decided, before, t.state) == PenaltyChanges(
+        lifted=["uxinjo-d2-Or"], reason="the overturn of uxinjo-d1-Or moved a valid munt's lift onto this penalty")
     # the d3 munt now lifts d2 (still void: d2 was active), nothing scores
     assert t.penalties() == [0, 0, 0] and t.markers()["ann"] == {"bob": 0, "cy": 0}
     t.apply([RulingDecided(ruling_id="uxinjo-d2-Or", by="td", decision="overturn", reason="y")])

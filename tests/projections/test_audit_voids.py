@@ -1,46 +1,76 @@
-"""What each ruling voided, read from the audit trail one ruling at a time (a window
-of the match's void rows) and for the whole match at once, equals what the stored
-settlements say, transfer by transfer: each void transfer, voided by every penalty
-its payee had standing."""
+"""What each ruling voided, read from the audit trail one ruling at a time and for the
+whole match at once, equals what the folded match says, transfer by transfer: each void
+transfer is voided by every penalty its payee had standing then. Also after an
+overturn that moves an earlier lift onto another penalty, with play going on."""
 
 from __future__ import annotations
 
 import random
 
 from kartludo.app import aggregate
-from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.matches import MatchService
 from kartludo.app.simulate import pick_bots, play_match
-from kartludo.events.uxinjo import DealDrawn, Foul, Settled
+from kartludo.events.uxinjo import DealDrawn, Settled
 from kartludo.projections.queries import list_rulings, resolve_ruling
 
+BOTS = pick_bots("uxinjo", ["random"])
 
-def test_each_rulings_voids_equal_the_stored_settlements(store):
-    svc = MatchService(store)
-    match_id, _, _ = play_match(svc, "uxinjo", ["ann", "bob", "cy"], pick_bots("uxinjo", ["random"]),
-                                random.Random(11), max_deals=40, max_commands=10**5)
-    fouls = [r.event for r in store.read_stream(stream_of(match_id)) if isinstance(r.event, Foul)]
-    assert len(fouls) >= 10, "random bots foul: the match needs standing penalties"
-    # an overturned ruling keeps what it voided before
-    svc.execute(match_id, lambda m: aggregate.appeal(m, fouls[0].ruling_id, "ann", "no foul"), actor="ann")
-    svc.execute(match_id, lambda m: aggregate.decide(m, fouls[0].ruling_id, "mia", "overturn", "x"), actor="mia")
+
+def _moved_lift(svc: MatchService, match_id: str) -> tuple[str, str] | None:
+    """A lifted ruling ``a`` whose seat had
+    another penalty ``b`` standing behind it: overturning ``a`` moves that lift to ``b``."""
+    match = svc.load(match_id)
+    game = match.game
+    records = svc.records(match_id)
+    state = game.start(records[0].event)
+    for rec in records[1:]:
+        event = rec.event
+        if isinstance(event, Settled) and event.lifted and len(state.penalties[event.winner]) >= 2:
+            return event.lifted, state.penalties[event.winner][1]
+        if aggregate.engine_folds(event):
+            state = game.evolve(state, event)
+    return None
+
+
+def _expected(svc: MatchService, match_id: str) -> dict[str, list[dict]]:
     match = svc.load(match_id)
     players, game = match.players, match.game
-    expected: dict[str, list[dict]] = {}  # each void transfer, under each standing penalty of its payee
-    records = store.read_stream(stream_of(match_id))
+    out: dict[str, list[dict]] = {}
+    records = svc.records(match_id)
     state = game.start(records[0].event)
     for rec in records[1:]:
         if isinstance(rec.event, (Settled, DealDrawn)):
             for t in rec.event.transfers:
                 assert t.void == bool(state.penalties[t.payee])
                 for rid in state.penalties[t.payee] if t.void else ():
-                    expected.setdefault(rid, []).append(
+                    out.setdefault(rid, []).append(
                         {"position": rec.position, "payer": players[t.payer], "payee": players[t.payee],
                          "amount": t.amount, "reason": t.reason})
         if aggregate.engine_folds(rec.event):
             state = game.evolve(state, rec.event)
+    return out
+
+
+def test_each_rulings_voids_equal_the_folded_match(store):
+    svc = MatchService(store)
+    found = None
+    for seed in range(40):  # a match where some lift had another penalty standing behind it
+        match_id, _, _ = play_match(svc, "uxinjo", ["ann", "bob", "cy"], BOTS, random.Random(seed),
+                                    max_deals=30, max_commands=10**5)
+        found = _moved_lift(svc, match_id)
+        if found is not None and not svc.load(match_id).game.is_finished(svc.load(match_id).state):
+            break
+    assert found is not None, "no seed gave a lift with a penalty behind it"
+    lifted, behind = found
+    svc.execute(match_id, lambda m: aggregate.appeal(m, lifted, "ann", "no foul"), actor="ann")
+    svc.execute(match_id, lambda m: aggregate.decide(m, lifted, "mia", "overturn", "x"), actor="mia")
+    assert behind not in [r for seat in svc.load(match_id).state.penalties for r in seat]  # its lift moved
+    play_match(svc, "uxinjo", ["ann", "bob", "cy"], BOTS, random.Random(99), max_deals=30, match_id=match_id)
+    expected = _expected(svc, match_id)
     assert sum(len(v) for v in expected.values()) >= 10, "the match needs voided transfers"
     every = list_rulings(store, match_id)
-    assert len(every) == len(fouls)
     for record in every:
         assert record.voided == expected.get(record.ruling_id, []), record.ruling_id
         assert resolve_ruling(store, record.id).voided == record.voided
+    moved = next(r for r in every if r.ruling_id == behind)
+    assert moved.history[-1]["kind"] == "lifted" and f"overturn of {lifted}" in moved.history[-1]["reason"]

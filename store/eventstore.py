@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import queue
 import threading
 import time
 import weakref
@@ -191,7 +192,9 @@ class EventStore:
         #: that wait here, asleep, instead of all contending for the cores and the pool
         #: (which keeps its overflow for the engine's other users: snapshots, projections)
         self._slot_count: int = getattr(engine.pool, "size", lambda: POOL_SIZE)()
-        self._slots = threading.BoundedSemaphore(self._slot_count)
+        self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token per slot (C-level: cheap)
+        for _ in range(self._slot_count):
+            self._slots.put(None)
         self._holding = threading.local()  # a thread's nested store calls take one slot
         _watch_pool(self)
         #: called with the number of events after each write (``chain.AutoSealer``)
@@ -246,11 +249,19 @@ class EventStore:
     def _take(self) -> Any:
         """A slot, then the most recently used idle connection (its caches are warm),
         else one from the engine's bounded pool."""
-        depth = getattr(self._holding, "depth", 0)
-        if not depth and not self._slots.acquire(timeout=POOL_TIMEOUT_S):
-            calls = f"{self._slot_count} store call{'s' if self._slot_count != 1 else ''}"
-            raise StoreBusy(f"{self.url}: all {calls} this process may run at once stayed busy for {POOL_TIMEOUT_S} s")
-        self._holding.depth = depth + 1
+        holding = self._holding
+        depth = getattr(holding, "depth", 0)
+        if not depth:
+            try:
+                self._slots.get(timeout=POOL_TIMEOUT_S)
+            except queue.Empty:
+                calls = f"{self._slot_count} store call{'s' if self._slot_count != 1 else ''}"
+                raise StoreBusy(f"{self.url}: all {calls} this process may run at once stayed busy for "
+                                f"{POOL_TIMEOUT_S} s") from None
+        holding.depth = depth + 1
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop()
         try:
             return self._connect()
         except BaseException:
@@ -258,9 +269,6 @@ class EventStore:
             raise
 
     def _connect(self) -> Any:
-        with self._idle_lock:
-            if self._idle:
-                return self._idle.pop()
         try:
             pooled = self.engine.raw_connection()
         except sqlalchemy.exc.TimeoutError:
@@ -277,29 +285,26 @@ class EventStore:
         depth = self._holding.depth - 1
         self._holding.depth = depth
         if not depth:
-            self._slots.release()
+            self._slots.put(None)
 
     def _give_back(self, pooled: Any, *, broken: bool) -> None:
         try:
-            self._return(pooled, broken=broken)
+            if not broken:
+                try:
+                    self._driver.reset(pooled.driver_connection)
+                except Exception:  # noqa: BLE001 - a connection that cannot be reset is not reused
+                    broken = True
+            if broken:
+                pooled.invalidate()
+                pooled.close()
+                return
+            with self._idle_lock:
+                if len(self._idle) < KEEP_IDLE and not self._pool_exhausted():
+                    self._idle.append(pooled)
+                    return
+            self._release(pooled)
         finally:
             self._leave_slot()
-
-    def _return(self, pooled: Any, *, broken: bool) -> None:
-        if not broken:
-            try:
-                self._driver.reset(pooled.driver_connection)
-            except Exception:  # noqa: BLE001 - a connection that cannot be reset is not reused
-                broken = True
-        if broken:
-            pooled.invalidate()
-            pooled.close()
-            return
-        with self._idle_lock:
-            if len(self._idle) < KEEP_IDLE and not self._pool_exhausted():
-                self._idle.append(pooled)
-                return
-        self._release(pooled)
 
     def _pool_now_exhausted(self) -> None:
         """A checkout took the pool's last connection: one kept in hand goes back to it,

@@ -142,7 +142,7 @@ def test_store_calls_run_at_most_the_pools_size_at_once_and_nest_in_a_thread(mon
     def sample() -> None:
         nonlocal most
         while running.is_set():
-            most = max(most, 2 - store._slots._value)
+            most = max(most, 2 - store._slots.qsize())
             time.sleep(0.0005)
 
     def work(i: int) -> None:
@@ -168,7 +168,7 @@ def test_store_calls_run_at_most_the_pools_size_at_once_and_nest_in_a_thread(mon
     try:
         with one.exclusive(7301999):  # holds the slot; the read inside needs a second connection, not slot
             assert one.read_stream("n0")[-1].version == 15
-        assert one._slots._value == 1 and one.connections_in_use() == 0
+        assert one._slots.qsize() == 1 and one.connections_in_use() == 0
     finally:
         one.close()
 

@@ -784,14 +784,18 @@ class EventStore:
             s=after[0], c=after[1], n=limit,
         )
 
-    def commands_from_events(self, after: tuple[str, str] = ("", ""), limit: int = 20_000) -> list[Sequence[Any]]:
+    def commands_from_events(self, after: tuple[str, str] = ("", ""), limit: int = 20_000,
+                             upto: tuple[str, str] | None = None) -> list[Sequence[Any]]:
         """What the ``commands`` table must hold, derived from the events: per (stream,
-        command id) its first and last version and its number of events, in key order."""
+        command id) its first and last version and its number of events, in key order,
+        after ``after`` (and up to ``upto``, included). The bare ``stream_id`` bounds
+        let the (stream, version) index narrow the scan to the streams in range."""
+        bound = " AND stream_id <= :us AND (stream_id, command_id) <= (:us, :uc)" if upto is not None else ""
         return self._query(
             "SELECT stream_id, command_id, min(version), max(version), count(*) FROM events "
-            "WHERE (stream_id, command_id) > (:s, :c) GROUP BY stream_id, command_id "
+            f"WHERE stream_id >= :s AND (stream_id, command_id) > (:s, :c){bound} GROUP BY stream_id, command_id "
             "ORDER BY stream_id, command_id LIMIT :n",
-            s=after[0], c=after[1], n=limit,
+            s=after[0], c=after[1], n=limit, us=upto[0] if upto else None, uc=upto[1] if upto else None,
         )
 
     def select(self, sql: str, **params: Any) -> list[Sequence[Any]]:

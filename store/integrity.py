@@ -219,17 +219,14 @@ class _Checker:
 
     # --- 4. commands ----------------------------------------------------------
     def commands(self) -> None:
-        derived: dict[tuple[str, str], tuple[int, int, int]] = {}
+        """The ``commands`` table against the events, a page of rows at a time: each page
+        of rows is compared with what the events say for the same range of keys (the
+        database orders both), so memory holds a page, not every command of the log."""
         after = ("", "")
-        while rows := self.store.commands_from_events(after):
-            for sid, cid, first, last, count in rows:
-                derived[(sid, cid)] = (int(first), int(last), int(count))
-                if count != last - first + 1:
-                    self.problem(Problem(sid, first, 0, f"its {count} events are not one run of versions "
-                                         f"{first}-{last}", f"command {cid!r} on {sid}"))
-            after = (rows[-1][0], rows[-1][1])
-        after = ("", "")
-        while rows := self.store.command_rows(after):
+        while True:
+            rows = self.store.command_rows(after)
+            upto = (rows[-1][0], rows[-1][1]) if rows else None
+            derived = self._derived(after, upto)
             for sid, cid, first, last in rows:
                 self.report.commands += 1
                 place = f"commands row ({sid!r}, {cid!r})"
@@ -240,10 +237,27 @@ class _Checker:
                 elif (first, last) != expected[:2]:
                     self.problem(Problem(sid, first, 0, f"versions {first}-{last} where its events are "
                                          f"{expected[0]}-{expected[1]} (altered)", place))
+            for (sid, cid), (first, last, _count) in derived.items():
+                self.problem(Problem(sid, first, 0, f"missing for versions {first}-{last}: a retry of this "
+                                     "command would apply again (deleted or altered)",
+                                     f"commands row ({sid!r}, {cid!r})"))
+            if upto is None:
+                return
+            after = upto
+
+    def _derived(self, after: tuple[str, str], upto: tuple[str, str] | None
+                 ) -> dict[tuple[str, str], tuple[int, int, int]]:
+        """The commands the events carry after ``after`` up to ``upto`` (None: to the
+        end), checking that each is one run of versions."""
+        derived: dict[tuple[str, str], tuple[int, int, int]] = {}
+        while rows := self.store.commands_from_events(after, upto=upto):
+            for sid, cid, first, last, count in rows:
+                derived[(sid, cid)] = (int(first), int(last), int(count))
+                if count != last - first + 1:
+                    self.problem(Problem(sid, first, 0, f"its {count} events are not one run of versions "
+                                         f"{first}-{last}", f"command {cid!r} on {sid}"))
             after = (rows[-1][0], rows[-1][1])
-        for (sid, cid), (first, last, _count) in derived.items():
-            self.problem(Problem(sid, first, 0, f"missing for versions {first}-{last}: a retry of this "
-                                 "command would apply again (deleted or altered)", f"commands row ({sid!r}, {cid!r})"))
+        return derived
 
 
 def _by_stream(store: EventStore, batch: int = 20_000) -> Iterator[Sequence]:

@@ -379,3 +379,25 @@ def test_a_long_import_takes_more_blocks_of_positions(pg_url, tmp_path, monkeypa
     assert again.getvalue().split(b"\n", 1)[1] == out.getvalue()
     assert verify(store).ok
     store.close()
+
+
+def test_verify_compares_commands_a_page_at_a_time(store, monkeypatch):
+    """The commands check pages both sides by key range: with pages of three, a forged
+    row and a deleted one in later pages are still named, and a clean log passes."""
+    for i in range(12):
+        store.append(f"c{i:02}", notes(i, i + 1), 0, command_id=f"k{i}")
+    limit = 3
+    rows, derived = EventStore.command_rows, EventStore.commands_from_events
+    monkeypatch.setattr(EventStore, "command_rows", lambda self, after=("", ""), n=limit: rows(self, after, n))
+    monkeypatch.setattr(EventStore, "commands_from_events",
+                        lambda self, after=("", ""), n=limit, upto=None: derived(self, after, n, upto=upto))
+    report = verify(store, stop_at_first=False)
+    assert report.ok and report.commands == 12
+    with store.engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM commands WHERE stream_id = 'c07'"))
+        conn.execute(sa.text("INSERT INTO commands (stream_id, command_id, first_version, last_version) "
+                             "VALUES ('c10', 'forged', 1, 1)"))
+    problems = [(p.stream_id, p.reason) for p in verify(store, stop_at_first=False).problems]
+    assert ("c10", "no event carries this command id (a forged or altered row)") in problems
+    assert any(sid == "c07" and reason.startswith("missing for versions 1-2") for sid, reason in problems)
+    assert len(problems) == 2

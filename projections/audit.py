@@ -160,27 +160,31 @@ def voided_by(conn: sa.Connection, rows: Iterable[Any]) -> dict[str, list[dict[s
     ``match_id``, ``player``, ``position``, ``stood``, ``standing_until``), in event
     order: ``{"position", "payer", "payee", "amount", "reason"}`` each: the void rows to
     its player after it and up to the event that lifted or ended it (that event's own
-    settlement was made while it stood). Only those rows are read: showing one ruling
-    costs what it voided, not every void of the match."""
-    wanted: dict[str, list[Any]] = {}
+    settlement was made while it stood). Only the span of each match's rulings is read
+    (one query per ``_CHUNK`` matches): showing one ruling costs what it voided, not
+    every void of the match."""
+    wanted: dict[str, dict[str, list[Any]]] = {}  # match -> player -> its rulings that stood
     for r in rows:
         if r.stood:
-            wanted.setdefault(r.match_id, []).append(r)
+            wanted.setdefault(r.match_id, {}).setdefault(r.player, []).append(r)
     out: dict[str, list[dict[str, Any]]] = {}
-    for match_id in sorted(wanted):
-        mine = wanted[match_id]
-        query = sa.select(ruling_voids).where(
-            ruling_voids.c.match_id == match_id,
-            ruling_voids.c.position > min(r.position for r in mine),
-            ruling_voids.c.payee.in_(sorted({r.player for r in mine})))
-        ends = [r.standing_until for r in mine]
-        if None not in ends:
-            query = query.where(ruling_voids.c.position <= max(ends))
-        for v in conn.execute(query.order_by(ruling_voids.c.position, ruling_voids.c.seq)):
+    matches = sorted(wanted)
+    for i in range(0, len(matches), _CHUNK):
+        spans = []
+        for match_id in matches[i:i + _CHUNK]:
+            mine = [r for player in wanted[match_id].values() for r in player]
+            span = [ruling_voids.c.match_id == match_id, ruling_voids.c.position > min(r.position for r in mine),
+                    ruling_voids.c.payee.in_(sorted(wanted[match_id]))]
+            ends = [r.standing_until for r in mine]
+            if None not in ends:
+                span.append(ruling_voids.c.position <= max(ends))
+            spans.append(sa.and_(*span))
+        query = sa.select(ruling_voids).where(sa.or_(*spans)).order_by(
+            ruling_voids.c.match_id, ruling_voids.c.position, ruling_voids.c.seq)
+        for v in conn.execute(query):
             item = {"position": v.position, "payer": v.payer, "payee": v.payee, "amount": v.amount,
                     "reason": v.reason}
-            for r in mine:
-                if (r.player == v.payee and r.position < v.position
-                        and (r.standing_until is None or v.position <= r.standing_until)):
+            for r in wanted[v.match_id][v.payee]:
+                if r.position < v.position and (r.standing_until is None or v.position <= r.standing_until):
                     out.setdefault(r.audit_id, []).append(dict(item))
     return out

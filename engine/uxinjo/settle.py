@@ -268,8 +268,10 @@ def penalty_changes(event: Event, before: UxState, after: UxState) -> PenaltyCha
             return None
         return PenaltyChanges(lifted=lifted, reason="a valid munt lifted the penalty", transfers=voided)
     if isinstance(event, RulingDecided) and before.penalties != after.penalties:
-        gone = [rid for seat in range(SEATS) for rid in before.penalties[seat]
-                if rid not in set(after.penalties[seat])]
+        gone: list[str] = []
+        for was, now in zip(before.penalties, after.penalties):
+            kept = set(now)
+            gone.extend(rid for rid in was if rid not in kept)
         return PenaltyChanges(
             ended=[rid for rid in gone if rid == event.ruling_id],
             lifted=[rid for rid in gone if rid != event.ruling_id],

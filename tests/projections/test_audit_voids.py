@@ -72,5 +72,8 @@ def test_each_rulings_voids_equal_the_folded_match(store):
     for record in every:
         assert record.voided == expected.get(record.ruling_id, []), record.ruling_id
         assert resolve_ruling(store, record.id).voided == record.voided
+    # the whole league's listing (every match's spans in one query) says the same
+    league = {r.id: r.voided for r in list_rulings(store)}
+    assert all(league[r.id] == r.voided for r in every)
     moved = next(r for r in every if r.ruling_id == behind)
     assert moved.history[-1]["kind"] == "lifted" and f"overturn of {lifted}" in moved.history[-1]["reason"]

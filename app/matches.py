@@ -216,10 +216,14 @@ class MatchService:
     # --- reading ---------------------------------------------------------------
     def resolve(self, prefix: str) -> str:
         """A match id from any unique prefix of it."""
+        return self.cached_id(prefix) or resolve_prefix(self.store, MATCH_PREFIX, prefix.removeprefix(MATCH_PREFIX),
+                                                        "match")
+
+    def cached_id(self, prefix: str) -> str | None:
+        """``prefix`` when it is the full id of a match held folded here, else None
+        (no store call: safe on an event loop)."""
         prefix = prefix.removeprefix(MATCH_PREFIX)
-        if prefix and prefix in self._cache:
-            return prefix
-        return resolve_prefix(self.store, MATCH_PREFIX, prefix, "match")
+        return prefix if prefix and prefix in self._cache else None
 
     def load(self, match_id: str, *, refresh: bool = True) -> Match:
         """The match folded to its newest event (cached; catches up with one read)."""

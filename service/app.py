@@ -62,6 +62,27 @@ async def _check_body(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRou
 
 
 # --- the app ----------------------------------------------------------------------------
+def _resolve_dependencies_in_order() -> None:
+    """Litestar resolves a handler's independent dependencies concurrently, each in a
+    task of an anyio task group (litestar issue 4563, open). Ours are look-ups cached
+    per request (the caller and the match, found once by the guard), so the tasks cost
+    more than the work (upstream measured a second dependency cutting a bare route to
+    36% of its rate; a command here names five). Resolved one after another here, as FastAPI does; a test
+    fails if a request opens a task group again."""
+    from litestar._kwargs.cleanup import DependencyCleanupGroup
+    from litestar._kwargs.dependencies import resolve_dependency
+    from litestar._kwargs.kwargs_model import KwargsModel
+
+    async def resolve_dependencies(self: Any, connection: Any, kwargs: dict[str, Any]) -> Any:
+        cleanup_group = DependencyCleanupGroup()
+        for batch in self.dependency_batches:
+            for dependency in batch:
+                await resolve_dependency(dependency, connection, kwargs, cleanup_group)
+        return cleanup_group
+
+    KwargsModel.resolve_dependencies = resolve_dependencies  # type: ignore[method-assign]
+
+
 def create_app(store_url: str, *, store: EventStore | None = None, limits: Limits | None = None,
                read_urls: list[str] | None = None, read_max_lag: float | None = None) -> Litestar:
     """The Litestar app serving the match API over the store at ``store_url``, within
@@ -84,6 +105,7 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
         if own:
             store.close()
 
+    _resolve_dependencies_in_order()
     app = Litestar(
         route_handlers=all_routes(),
         dependencies=DEPENDENCIES,

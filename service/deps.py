@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-import anyio.to_thread
 from litestar import Request
+from litestar.concurrency import sync_to_thread
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import ValidationException
@@ -60,7 +60,7 @@ async def caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Principal | 
     found = connection.state.get("kartludo_caller", _UNSET)
     if found is _UNSET:
         index = _services(connection).tokens
-        found = await anyio.to_thread.run_sync(principal, connection, index)
+        found = await sync_to_thread(principal, connection, index)
         connection.state["kartludo_caller"] = found
     return found  # type: ignore[no-any-return]
 
@@ -73,7 +73,9 @@ async def path_match(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
         if not isinstance(raw, str) or not re.fullmatch(ID_PATTERN, raw):
             raise ValidationException(f"match id {raw!r} is not an id (letters, digits, '_', '.', '-')")
         svc = _services(connection).svc
-        found = await anyio.to_thread.run_sync(svc.resolve, raw)
+        # a match the service holds folded is known by its full id without the store:
+        # answered here, not in a worker thread (a hop costs more than the request's work)
+        found = svc.cached_id(raw) or await sync_to_thread(svc.resolve, raw)
         connection.state["kartludo_match"] = found
     return found  # type: ignore[no-any-return]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-import anyio.to_thread
 from litestar import Request, Response, get, post
+from litestar.concurrency import sync_to_thread
 from litestar.exceptions import NotFoundException
 from litestar.params import JSONBody, Parameter
 
@@ -47,7 +47,7 @@ async def create_match(services: Svcs, user: User, data: JSONBody[s.CreateMatch]
     the same match with `duplicate` set and new seat tokens (the first ones are revoked:
     a secret is never stored). A `command_id` is the TD token's own: another token's
     same key makes another match, and the same key with a different request is a 409."""
-    created = await anyio.to_thread.run_sync(_create_match, services, user, data)
+    created = await sync_to_thread(_create_match, services, user, data)
     return Response(created, status_code=201, headers={"Location": f"/matches/{created.match}"})
 
 
@@ -81,7 +81,7 @@ async def get_matches(request: Request[Any, Any, Any], services: Svcs, who: Call
                       game: Filter = None, limit: Limit = None, after: Cursor = None) -> Response[list[dict[str, Any]]]:
     """Every match (id, game, status, deal, players, series, created_at), oldest first;
     `limit` and `after` page through them."""
-    rows = await anyio.to_thread.run_sync(_matches, services, who, game)
+    rows = await sync_to_thread(_matches, services, who, game)
     return page(request, rows, lambda r: r["match"], limit, after)
 
 

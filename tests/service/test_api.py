@@ -387,3 +387,25 @@ def test_a_match_and_its_seat_tokens_are_written_in_one_transaction(store, creat
     assert {r.command_id for r in token_rows} == {match_rows[0].command_id}
     assert [r.event.label for r in token_rows] == PLAYERS
     assert {r.recorded_at_us for r in token_rows} == {match_rows[0].recorded_at_us}
+
+
+def test_dependencies_resolve_without_a_task_per_dependency(client, store, dealt, td_token, monkeypatch):
+    """A command names five dependencies; Litestar would resolve them in an anyio task
+    group, a task each (the service's dependencies are resolved one after another:
+    the tasks had cost more than the request's own work)."""
+    import litestar._kwargs.kwargs_model as kwargs_model
+
+    def no_task_group(*_a, **_k):
+        raise AssertionError("a task group was opened to resolve a request's dependencies")
+
+    monkeypatch.setattr(kwargs_model, "create_task_group", no_task_group)
+    mid, tokens = dealt["match"], dealt["tokens"]
+    player, token = first_actor(client, mid, tokens, td_token)
+    legal = client.get(f"/matches/{mid}/legal", headers=bearer(token)).json()
+    verb, *args = legal[0].split()
+    r = client.post(f"/matches/{mid}/commands", json={"verb": verb, "args": args}, headers=bearer(token))
+    assert r.status_code == 201, r.text
+    assert r.json()["legal"] is not None and r.json()["state"]["match"] == mid
+    # a dependency that refuses still answers with its own error
+    r = client.post(f"/matches/{mid}/commands", json={"verb": verb, "args": args}, headers=bearer(td_token))
+    assert r.status_code == 403

@@ -243,14 +243,16 @@ def test_a_paused_standby_is_skipped_within_the_lag_bound(served, replica, prima
 
 
 @pytest.mark.postgres
-def test_hidden_information_stays_hidden_on_the_replica_path(served, primary_store, td, open_sse):
+def test_hidden_information_stays_hidden_on_the_replica_path(replica, served, primary_store, td, open_sse):
     """The property check of ``test_hidden`` (every seat's state, events, live stream and
-    replay at every step of a deal), with reads served by the standby."""
+    replay at every step of a deal), with reads served by the standby, replayed up to the
+    primary before each round of reads."""
     from test_hidden import test_no_seat_sees_a_card_another_seat_holds as hidden_check
 
     url, services = served
+    cluster = replica[2]
     for game in ("hakamo", "uxinjo"):
-        hidden_check(game, url, open_sse, primary_store, td)
+        hidden_check(game, url, open_sse, primary_store, td, settle=cluster.wait_replayed)
     assert services.reads.replicas[0].reads > 0, "no read went to the replica"
 
 

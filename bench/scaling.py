@@ -149,12 +149,13 @@ class Trees:
         return list(self.paths)
 
 
-def run_child(trees: Trees, tree: str, *args: str, timeout: float = 3600) -> dict:
+def run_child(trees: Trees, tree: str, *args: str, timeout: float = 3600, script: str | None = None) -> dict:
+    """``script`` (default this one) ``_child ARGS`` run in ``tree``: its RESULT."""
     env = dict(os.environ)
     if trees.paths[tree]:
         env["PYTHONPATH"] = trees.paths[tree] + os.pathsep + env.get("PYTHONPATH", "")
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "_child", *args], env=env,
+    proc = subprocess.run([sys.executable, script or os.path.abspath(__file__), "_child", *args], env=env,
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):

@@ -23,7 +23,13 @@ unreachable), in one run:
 Prints accepted commands/s, p50/p99 POST-command latency, in-process commands/s and the
 ratio HTTP / in-process (target >= 0.5 at 16 clients on PostgreSQL).
 
+With ``--baseline REF`` it measures the HTTP service of this tree against the tree at
+REF instead (``git archive``, as ``bench/scaling.py``): each run a fresh process and a
+fresh database, the trees alternated ``--rounds`` times; prints the medians and the
+ratio this / baseline (a regression of the service shows as a ratio below 1).
+
     python bench/service.py [--clients 16] [--seconds 20] [--pg URL | --no-pg]
+                            [--baseline REF [--rounds 3]]
 """
 
 from __future__ import annotations
@@ -326,6 +332,57 @@ def report(backend: str, h: Stats, h_s: float, p: Stats, p_s: float) -> None:
     print(f"{backend:10} ratio http / in-process {ratio:5.2f}")
 
 
+def child_http(url: str, clients: int, seconds: float, workers: int) -> None:
+    """One HTTP run in this process's tree (a ``--baseline`` child): prints its RESULT."""
+    import json
+
+    args = argparse.Namespace(clients=clients, seconds=seconds, max_deals=3, max_commands=2000, workers=workers)
+    with tempfile.TemporaryDirectory() as tmp:
+        stats, elapsed = bench_http(url, args, os.path.join(tmp, "serve.log"))
+    print("RESULT " + json.dumps({"rate": stats.accepted / elapsed, "p50": pct(stats.latencies, 50),
+                                  "other": dict(stats.other)}), flush=True)
+
+
+def bench_against(args: argparse.Namespace) -> None:
+    """This tree's HTTP service against ``args.baseline``'s, alternated, on each backend."""
+    import statistics
+
+    from scaling import Trees, run_child  # bench/scaling.py: the baseline tree and its child processes
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = Trees(tmp, args.baseline)
+        backends = [] if args.pg_only else ["sqlite"]
+        if not args.no_pg:
+            backends.append("postgresql")
+        for backend in backends:
+            rates: dict[str, list[float]] = {t: [] for t in trees.names()}
+            for r in range(args.rounds):
+                for tree in trees.names() if r % 2 == 0 else trees.names()[::-1]:
+                    name = f"kartludo_bench_svc_{tree}_{os.getpid()}_{r}"
+                    if backend == "sqlite":
+                        url = f"sqlite:///{os.path.join(tmp, name + '.db')}"
+                    else:
+                        try:
+                            url = pg_database(args.pg, name)
+                        except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
+                            print(f"postgresql skipped: {str(exc).splitlines()[0]}")
+                            break
+                    try:
+                        out = run_child(trees, tree, url, str(args.clients), str(args.seconds), str(args.workers),
+                                        timeout=args.seconds * 10 + 120, script=os.path.abspath(__file__))
+                    finally:
+                        if backend == "postgresql":
+                            drop_pg(args.pg, name)
+                    rates[tree].append(out["rate"])
+                    print(f"{backend:10} {tree:8} round {r + 1}  {out['rate']:7,.0f} commands/s  "
+                          f"p50 {out['p50'] * 1e3:6.1f} ms" + (f"  other: {out['other']}" if out["other"] else ""),
+                          flush=True)
+            if all(rates.values()):
+                this, base = statistics.median(rates["this"]), statistics.median(rates["baseline"])
+                print(f"{backend:10} http {args.clients} clients  this {this:7,.0f}  baseline {base:7,.0f} "
+                      f"({args.baseline})  ratio {this / base:5.2f}")
+
+
 def pg_database(base_url: str, name: str) -> str:
     import psycopg
 
@@ -354,7 +411,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1, help="server processes (kartludo serve --workers)")
     ap.add_argument("--no-pg", action="store_true", help="SQLite only")
     ap.add_argument("--pg-only", action="store_true", help="PostgreSQL only")
+    ap.add_argument("--baseline", help="git ref: this tree's HTTP service against that tree's, alternated")
+    ap.add_argument("--rounds", type=int, default=3, help="runs of each tree with --baseline")
     args = ap.parse_args()
+    if args.baseline:
+        bench_against(args)
+        return
     print(f"{args.clients} clients, {args.seconds:g} s per run, {args.workers} server process(es) without "
           f"access log; in-process baseline: {args.clients} threads in one process")
     with tempfile.TemporaryDirectory() as tmp:
@@ -393,4 +455,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "_child":  # a --baseline run in one tree
+        child_http(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
+    else:
+        main()

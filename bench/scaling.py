@@ -16,6 +16,16 @@ fresh process and alternated so that machine noise hits both alike:
   own process: seconds, events/s and peak RSS. Growth = time per event at the large
   size / time per event at the small size (1.0 = linear).
 
+What the clients figures meet on CPython (measured on 2 cores, PostgreSQL 15): past
+about 16 threads in one process, commands/s fall (64 / 16 = 0.4-0.5) while PostgreSQL
+idles in ClientRead. The threads hand the GIL to one another: at 64 clients the process
+makes about 70 futex calls per command (7 at 16), 95% of them on the GIL's own mutex and
+condition variables (``perf`` on the futex syscall), and holds the GIL a fifth of the
+time. Fewer store call slots (2-64), a shorter switch interval, or an admission limit
+on each MatchService call do not change that; only a gate around a client's whole loop
+does, which a library cannot impose on its callers. More processes do: ``kartludo serve
+--workers N``.
+
     python bench/scaling.py [--clients 1,16,64] [--seconds 10] [--sizes 10000,1000000]
                             [--baseline REF | --no-baseline] [--pg URL | --no-pg]
                             [--skip-clients] [--skip-history]

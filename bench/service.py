@@ -354,6 +354,12 @@ def bench_against(args: argparse.Namespace) -> None:
         backends = [] if args.pg_only else ["sqlite"]
         if not args.no_pg:
             backends.append("postgresql")
+        if not args.no_pg:
+            try:
+                drop_pg(args.pg, f"kartludo_bench_svc_probe_{os.getpid()}")  # reachable?
+            except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
+                print(f"postgresql skipped: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+                backends.remove("postgresql")
         for backend in backends:
             rates: dict[str, list[float]] = {t: [] for t in trees.names()}
             for r in range(args.rounds):
@@ -362,11 +368,7 @@ def bench_against(args: argparse.Namespace) -> None:
                     if backend == "sqlite":
                         url = f"sqlite:///{os.path.join(tmp, name + '.db')}"
                     else:
-                        try:
-                            url = pg_database(args.pg, name)
-                        except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
-                            print(f"postgresql skipped: {str(exc).splitlines()[0]}")
-                            break
+                        url = pg_database(args.pg, name)
                     try:
                         out = run_child(trees, tree, url, str(args.clients), str(args.seconds), str(args.workers),
                                         timeout=args.seconds * 10 + 120, script=os.path.abspath(__file__))
@@ -377,7 +379,7 @@ def bench_against(args: argparse.Namespace) -> None:
                     print(f"{backend:10} {tree:8} round {r + 1}  {out['rate']:7,.0f} commands/s  "
                           f"p50 {out['p50'] * 1e3:6.1f} ms" + (f"  other: {out['other']}" if out["other"] else ""),
                           flush=True)
-            if all(rates.values()):
+            if rates["this"]:
                 this, base = statistics.median(rates["this"]), statistics.median(rates["baseline"])
                 print(f"{backend:10} http {args.clients} clients  this {this:7,.0f}  baseline {base:7,.0f} "
                       f"({args.baseline})  ratio {this / base:5.2f}")

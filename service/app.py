@@ -67,8 +67,9 @@ def _resolve_dependencies_in_order() -> None:
     task of an anyio task group (litestar issue 4563, open). Ours are look-ups cached
     per request (the caller and the match, found once by the guard), so the tasks cost
     more than the work (upstream measured a second dependency cutting a bare route to
-    36% of its rate; a command here names five). Resolved one after another here, as FastAPI does; a test
-    fails if a request opens a task group again."""
+    36% of its rate; a command here names five). Resolved one after another, as FastAPI
+    does, for every app of the process (it patches Litestar's class, so it runs once, at
+    import); a test fails if a request opens a task group again."""
     from litestar._kwargs.cleanup import DependencyCleanupGroup
     from litestar._kwargs.dependencies import resolve_dependency
     from litestar._kwargs.kwargs_model import KwargsModel
@@ -81,6 +82,9 @@ def _resolve_dependencies_in_order() -> None:
         return cleanup_group
 
     KwargsModel.resolve_dependencies = resolve_dependencies  # type: ignore[method-assign]
+
+
+_resolve_dependencies_in_order()
 
 
 def create_app(store_url: str, *, store: EventStore | None = None, limits: Limits | None = None,
@@ -105,7 +109,6 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
         if own:
             store.close()
 
-    _resolve_dependencies_in_order()
     app = Litestar(
         route_handlers=all_routes(),
         dependencies=DEPENDENCIES,

@@ -263,12 +263,12 @@ def _late_writer(store: EventStore, url: str, stream: str):
     than any append after it) and has not committed."""
     import psycopg
 
-    from kartludo.store.postgres import _APPENDING, _INSERT, _INSERT_COMMAND
+    from kartludo.store.postgres import _APPENDING, _INSERT_COMMAND, _insert_sql
 
     rows, _ = store._rows(stream, notes(7), 0, "late", "", store.clock())
     conn = psycopg.connect(url.replace("postgresql+psycopg", "postgresql"))
     conn.execute(_APPENDING)  # as every append does, before it has a transaction id
-    conn.execute(_INSERT, (0, *rows[0]))
+    conn.execute(_insert_sql(1), (0, *rows[0]))
     conn.execute(_INSERT_COMMAND, (stream, "late", 1, 1))
     position = conn.execute("SELECT pg_current_xact_id()::text::bigint << 16").fetchone()[0]
     return conn, position
@@ -330,7 +330,7 @@ def test_token_index_never_skips_a_revocation_that_commits_late(pg_url):
     from kartludo.app.tokens import TokenIndex, hash_token, issue, new_secret
     from kartludo.events.tokens import TokenRevoked
     from kartludo.store.database import create_engine, upgrade
-    from kartludo.store.postgres import _APPENDING, _INSERT, _INSERT_COMMAND
+    from kartludo.store.postgres import _APPENDING, _INSERT_COMMAND, _insert_sql
 
     upgrade(create_engine(pg_url))
     store = EventStore.open(pg_url)
@@ -344,7 +344,7 @@ def test_token_index_never_skips_a_revocation_that_commits_late(pg_url):
     assert index.resolve(secret_holder[0]) is not None  # unsettled, yet usable at once
     rows, _ = store._rows("tokens-late", [TokenRevoked(token_hash=hash_token(secret_holder[0]))], 0, "rv", "",
                           store.clock())
-    late.execute(_INSERT, (0, *rows[0]))
+    late.execute(_insert_sql(1), (0, *rows[0]))
     late.execute(_INSERT_COMMAND, ("tokens-late", "rv", 1, 1))
     late.commit()
     late.close()

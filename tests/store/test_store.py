@@ -98,6 +98,38 @@ def test_multi_stream_append_is_applied_once_per_command_id(store):
     assert store.count_events() == 3
 
 
+#: text a driver that binds values into the statement's text must quote and escape
+AWKWARD = "o'brien\"; DROP TABLE events; -- \\x00 %s %(n)s $$ $q$ ☃ \u200b\t\n'"
+
+
+def test_values_arrive_exactly_as_appended(store):
+    """Quotes, backslashes, placeholders, dollar quotes, newlines and non-ASCII text in
+    every text column and payload arrive exactly as appended, as does every byte."""
+    stream = "match-" + AWKWARD
+    events = [Noted(n=-(2**62), text=AWKWARD), Noted(n=2**62, text=bytes(range(256)).decode("latin-1"))]
+    appended = store.append(stream, events, 0, command_id=AWKWARD, actor=AWKWARD)
+    records = store.read_stream(stream)
+    assert [r.event for r in records] == events
+    assert {(r.stream_id, r.actor, r.command_id) for r in records} == {(stream, AWKWARD, AWKWARD)}
+    assert store.find_command(stream, AWKWARD).positions == appended.positions
+    assert store.append(stream, events, 0, command_id=AWKWARD, actor=AWKWARD).duplicate
+    assert verify(store).ok
+
+
+def test_a_big_append_is_one_transaction_in_order(store):
+    """More events than one INSERT carries (PostgreSQL splits them) still take
+    contiguous positions in order; a conflict in a later INSERT writes none."""
+    many = [(notes(i, i + 1), f"p{i % 7}", f"c{i}") for i in range(0, 2600, 2)]
+    appended = store.append_commands("big", many, 0)
+    positions = [p for a in appended for p in a.positions]
+    assert positions == list(range(positions[0], positions[0] + 2600))
+    assert [r.event.n for r in store.read_stream("big")] == list(range(2600))
+    with pytest.raises(ConcurrencyConflict):  # "big" is at 2600: its row clashes after 1,500 good ones
+        store.append_together([("fresh", notes(*range(1500)), 0), ("big", notes(1), 2599)])
+    assert store.stream_version("fresh") == 0 and store.count_events() == 2600
+    assert store.append("big", notes(9), 2600).positions[0] > positions[-1]
+
+
 def test_read_all_is_global_order(store):
     store.append("a", notes(1), 0)
     store.append("b", notes(2, 3), 0)

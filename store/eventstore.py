@@ -1,8 +1,9 @@
 """The append-only event store: one row per event, hash-chained per stream.
 
 SQLAlchemy owns the engine, the pool and the schema; the append and read hot paths
-run prepared SQL on the pooled driver connection (``executemany`` in one
-transaction), which is what keeps kartludo close to the raw driver's throughput.
+run on the pooled driver connection itself (``store/sqlite.py``: ``executemany`` in one
+transaction; ``store/postgres.py``: one libpq call each), which is what keeps kartludo
+close to the raw driver's throughput.
 
 Connections: every store call takes one connection and gives it back when the call
 ends, whatever the outcome (a broken one is discarded), so no thread keeps one between
@@ -582,10 +583,10 @@ class EventStore:
     def read_stream(self, stream_id: str, from_version: int = 1, to_version: int | None = None) -> list[Recorded]:
         if to_version is None:
             sql = f"{_SELECT} WHERE stream_id = :s AND version >= :v ORDER BY version"
-            rows = self._query(sql, s=stream_id, v=from_version)
+            rows = self._query(sql, prepared=True, s=stream_id, v=from_version)
         else:
             sql = f"{_SELECT} WHERE stream_id = :s AND version >= :v AND version <= :t ORDER BY version"
-            rows = self._query(sql, s=stream_id, v=from_version, t=to_version)
+            rows = self._query(sql, prepared=True, s=stream_id, v=from_version, t=to_version)
         records = self._records(rows)
         if records:
             last = records[-1]
@@ -823,11 +824,14 @@ class EventStore:
             raise self._operational(exc) from None
 
     # --- plumbing ------------------------------------------------------------
-    def _query(self, sql: str, **params: Any) -> list[Sequence[Any]]:
+    def _query(self, sql: str, *, prepared: bool = False, **params: Any) -> list[Sequence[Any]]:
+        """``prepared``: a hot read, int and text parameters (the driver may prepare it
+        once per connection and run it by the shortest path it has)."""
         # the hot path: ``_connection`` written out, without a generator
         pooled = self._take()
         try:
-            rows: list[Sequence[Any]] = self._driver.query(pooled.driver_connection, sql, params)
+            run = self._driver.prepared_query if prepared else self._driver.query
+            rows: list[Sequence[Any]] = run(pooled.driver_connection, sql, params)
         except BaseException as exc:
             self._give_back(pooled, broken=isinstance(exc, self._driver.OperationalError))
             if isinstance(exc, self._driver.OperationalError):

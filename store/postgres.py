@@ -15,23 +15,35 @@ already uses as a global position. Nothing serialises appends; commits group.
 Live streams are woken by ``NOTIFY`` sent *after* the commit, in the same round trip:
 a NOTIFY inside the transaction would take PostgreSQL's notification-queue lock
 through the commit and serialise every append again.
+
+The two statements of every command (the append, and the read of a stream's new
+events) go through libpq itself (``psycopg.pq``), one call each: libpq's ``PQexec``
+and ``PQexecPrepared`` hold no Python lock for the whole round trip, where psycopg's
+cursor machinery costs 3-4x the client CPU and several releases of the GIL, each a
+hand-off between threads. Values are quoted by libpq (``PQescapeLiteral``), rows
+decoded by psycopg's own loaders; every other statement uses psycopg's cursors.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
+import psycopg.errors
+from psycopg import pq
+from psycopg.adapt import Transformer
 from psycopg.pq import TransactionStatus
 
 from kartludo.store.eventstore import _COLUMNS
 from kartludo.store.schema import NOTIFY_CHANNEL, POSITION_ROW_BITS
 
-_POSITION = f"(pg_current_xact_id()::text::bigint << {POSITION_ROW_BITS}) + %s"
-_ROW = f"({_POSITION}, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+#: a row's position: its transaction's id, shifted, plus the row's index in the transaction
+PLACE = f"(pg_current_xact_id()::text::bigint << {POSITION_ROW_BITS}) + "
 _INSERT_AT = f"INSERT INTO events (position, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES (%s, %s, %s, %s)"
 _XID = "SELECT pg_current_xact_id()::text::bigint"
@@ -85,34 +97,94 @@ def _pyformat(sql: str) -> str:
 
 #: rows per INSERT statement of a write (keeps each statement's text a sane size)
 _ROWS_PER_INSERT = 1000
+_INSERT_EVENTS = f"INSERT INTO events (position, {_COLUMNS}) VALUES ".encode()
+_INSERT_COMMANDS = b"INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES "
+#: the transaction keeps its id in a session setting, which the statement after COMMIT
+#: reads back: libpq's ``PQexec`` returns only the last statement's result
+_KEEP_XID = b"set_config('kartludo.append_xid', pg_current_xact_id()::text, false)"
+_KEPT_XID = b"SELECT current_setting('kartludo.append_xid')::bigint"
 
 
-def _xid_result(rows: int) -> int:
-    """Index of the result that carries the transaction id in ``_write_sql``'s string:
-    after BEGIN, the appender lock and the event inserts."""
-    return 2 + -(-rows // _ROWS_PER_INSERT)
+def _literal(value: Any, escaping: pq.abc.Escaping, encoding: str) -> bytes:
+    """``value`` as an SQL literal. Text is quoted by libpq; bytes go as a hex bytea
+    literal (only hex digits inside the quotes)."""
+    kind = type(value)
+    if kind is int:
+        return b"%d" % value
+    if kind is str:
+        return escaping.escape_literal(value.encode(encoding))
+    if kind is bytes:
+        hexed: str = value.hex()
+        return b"E'\\\\x" + hexed.encode() + b"'::bytea"  # E'\\x…': whatever standard_conforming_strings
+    raise TypeError(f"no SQL literal for {kind.__name__}")
 
 
-def _insert_sql(rows: int) -> str:
-    """An INSERT of ``rows`` events, each placed at its index in the transaction."""
-    return f"INSERT INTO events (position, {_COLUMNS}) VALUES {', '.join([_ROW] * rows)}"
+def _append_sql(conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]],
+                streams: Sequence[str]) -> bytes:
+    """One append as one query string: BEGIN, the appender lock, the event rows (each
+    at its index in the transaction), the command records, COMMIT, then the
+    transaction id and the NOTIFYs."""
+    escaping = pq.Escaping(conn.pgconn)
+    encoding = conn.info.encoding
 
+    def values(row: Sequence[Any]) -> bytes:
+        return b", ".join([_literal(v, escaping, encoding) for v in row])
 
-@functools.lru_cache(maxsize=256)
-def _write_sql(rows: int, commands: int, notifies: int) -> str:
-    """One append as one query string (``%s`` placeholders, client-side bound): the
-    rows' values lists take their position index first, then the columns."""
-    parts = ["BEGIN", _APPENDING.replace("%", "%%")]
-    parts += [_insert_sql(min(_ROWS_PER_INSERT, rows - first)) for first in range(0, rows, _ROWS_PER_INSERT)]
+    place = b"(" + PLACE.encode()
+    parts = [b"BEGIN", _APPENDING.encode()]
+    for first in range(0, len(rows), _ROWS_PER_INSERT):
+        chunk = rows[first:first + _ROWS_PER_INSERT]
+        parts.append(_INSERT_EVENTS + b", ".join(
+            [place + b"%d, " % (first + i) + values(row) + b")" for i, row in enumerate(chunk)]))
     if commands:
-        values = ", ".join(["(%s, %s, %s, %s)"] * commands)
-        parts.append(f"INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES {values}"
-                     " RETURNING pg_current_xact_id()::text::bigint")
+        parts.append(_INSERT_COMMANDS + b", ".join([b"(" + values(c) + b")" for c in commands])
+                     + b" RETURNING " + _KEEP_XID)
     else:
-        parts.append(_XID)
-    parts.append("COMMIT")
-    parts += [_NOTIFY] * notifies
-    return "; ".join(parts)
+        parts.append(b"SELECT " + _KEEP_XID)
+    parts.append(b"COMMIT")
+    notify = _literal(NOTIFY_CHANNEL, escaping, encoding)
+    parts.append(_KEPT_XID + b"".join(
+        [b", pg_notify(" + notify + b", " + _literal(s, escaping, encoding) + b")" for s in streams]))
+    return b"; ".join(parts)
+
+
+def _run(conn: Any, result: pq.abc.PGresult, want: pq.ExecStatus) -> pq.abc.PGresult:
+    """``result`` if it has status ``want``; else the error psycopg would raise."""
+    if result.status == want:
+        return result
+    if conn.pgconn.status != pq.ConnStatus.OK:
+        raise psycopg.OperationalError(f"the connection to PostgreSQL broke: "
+                                       f"{conn.pgconn.error_message.decode(errors='replace').strip()}")
+    raise psycopg.errors.error_from_result(result, encoding=conn.info.encoding)
+
+
+@functools.lru_cache(maxsize=64)
+def _numbered(sql: str) -> tuple[bytes, bytes, tuple[str, ...]]:
+    """A ``:name`` statement as a prepared statement's name, its text with ``$n``
+    placeholders, and the parameter names in ``$n`` order."""
+    names: list[str] = []
+
+    def number(m: re.Match[str]) -> str:
+        if m.group(1) not in names:
+            names.append(m.group(1))
+        return f"${names.index(m.group(1)) + 1}"
+
+    text = re.sub(r"(?<!:):([a-z_][a-z0-9_]*)", number, sql)
+    name = b"kartludo_" + hashlib.sha1(text.encode()).hexdigest()[:16].encode()
+    return name, text.encode(), tuple(names)
+
+
+#: SQLSTATE invalid_sql_statement_name: "prepared statement … does not exist"
+_NOT_PREPARED = b"26000"
+
+
+def _param(value: Any) -> bytes:
+    """A parameter in text form (the server types it from the statement)."""
+    if type(value) is int:
+        return b"%d" % value
+    if type(value) is str:
+        return value.encode()
+    raise TypeError(f"a prepared query takes int and str parameters, not {type(value).__name__}")
 
 
 class PostgresDriver:
@@ -139,33 +211,45 @@ class PostgresDriver:
         self.reset(conn)
         conn.autocommit = False
 
+    def __init__(self) -> None:
+        #: per connection, the statements ``prepared_query`` has prepared on it (psycopg
+        #: may deallocate them all meanwhile: a statement found missing is prepared again)
+        self._prepared: weakref.WeakKeyDictionary[Any, set[bytes]] = weakref.WeakKeyDictionary()
+
     def write(
         self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]], streams: list[str] | None
     ) -> list[int]:
-        # BEGIN, the appender lock, the inserts, COMMIT and the NOTIFYs go as one query
-        # string in one message: one send, one round trip (the simple query protocol;
-        # ``ClientCursor`` binds the values client-side, escaped by libpq). The pipeline
-        # this replaces made the same one round trip in about 8 sends and 15 polls, each
-        # a GIL release and a system call: 2-3x this one's client CPU per append.
-        # On an error the server skips the rest of the string, so nothing commits and
-        # no NOTIFY goes out; the transaction left aborted is rolled back by ``reset``.
-        # The first command record brings back the transaction id the positions came from.
-        params: list[Any] = []
-        for i, row in enumerate(rows):
-            params.append(i)
-            params.extend(row)
-        for command in commands:
-            params.extend(command)
-        notified = streams or (ANY_STREAM,)
-        for stream in notified:
-            params.append(NOTIFY_CHANNEL)
-            params.append(stream)
-        with psycopg.ClientCursor(conn) as cur:
-            cur.execute(_write_sql(len(rows), len(commands), len(notified)), params)
-            for _ in range(_xid_result(len(rows))):
-                cur.nextset()
-            base = cur.fetchone()[0] << POSITION_ROW_BITS  # type: ignore[index]
+        # One query string, one libpq call, one round trip. On an error the server
+        # skips the rest of the string, so nothing commits and no NOTIFY goes out; the
+        # transaction left aborted is rolled back by ``reset``.
+        sql = _append_sql(conn, rows, commands, streams or (ANY_STREAM,))
+        result = _run(conn, conn.pgconn.exec_(sql), pq.ExecStatus.TUPLES_OK)
+        base = int(result.get_value(0, 0) or b"") << POSITION_ROW_BITS
         return [base + i for i in range(len(rows))]
+
+    def prepared_query(self, conn: Any, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """A hot read (``:name`` placeholders, int and text values), prepared once per
+        connection and run by one libpq call; rows as psycopg's loaders make them."""
+        name, text, names = _numbered(sql)
+        pgconn = conn.pgconn
+        prepared = self._prepared.get(conn)
+        if prepared is None:
+            prepared = self._prepared[conn] = set()
+        values = [_param(params[n]) for n in names]
+        result = None
+        if name in prepared:
+            result = pgconn.exec_prepared(name, values, result_format=pq.Format.BINARY)
+            if result.error_field(pq.DiagnosticField.SQLSTATE) == _NOT_PREPARED:
+                result = None  # psycopg dropped every prepared statement (it does on ROLLBACK)
+        if result is None:
+            _run(conn, pgconn.prepare(name, text), pq.ExecStatus.COMMAND_OK)
+            prepared.add(name)
+            result = pgconn.exec_prepared(name, values, result_format=pq.Format.BINARY)
+        _run(conn, result, pq.ExecStatus.TUPLES_OK)
+        loader = Transformer(conn)
+        loader.set_pgresult(result)
+        rows: list[tuple[Any, ...]] = loader.load_rows(0, result.ntuples, tuple)
+        return rows
 
     def bulk(self, conn: Any, more: Callable[[], int]) -> _Bulk:
         return _Bulk(conn, more)

@@ -62,6 +62,8 @@ class SqliteDriver:
         rows: list[Sequence[Any]] = conn.execute(sql, params).fetchall()
         return rows
 
+    prepared_query = query  # sqlite3 keeps its own cache of prepared statements
+
     def execute(self, conn: Any, sql: str, params: dict[str, Any]) -> None:
         conn.execute(sql, params)
 

@@ -14,8 +14,10 @@ import sqlalchemy as sa
 import workers
 from sample_events import Noted
 
-from kartludo.store import EventStore, ImportRefused
+from kartludo.store import ConcurrencyConflict, EventStore, ImportRefused
+from kartludo.store.eventstore import _COLUMNS
 from kartludo.store.integrity import verify
+from kartludo.store.postgres import PLACE
 from kartludo.store.transfer import export_events, import_events
 
 fork = multiprocessing.get_context("fork")
@@ -258,17 +260,21 @@ def test_import_refuses_a_command_id_used_twice_on_a_stream(store, tmp_path):
 # --- PostgreSQL: a transaction held open by hand ------------------------------------------
 
 
+#: one event placed as an append places it (PostgreSQL), for a hand-made transaction
+_INSERT_ONE = f"INSERT INTO events (position, {_COLUMNS}) VALUES ({PLACE}%s{', %s' * 10})"
+
+
 def _late_writer(store: EventStore, url: str, stream: str):
     """A connection that has begun writing ``stream`` (so holds a transaction id older
     than any append after it) and has not committed."""
     import psycopg
 
-    from kartludo.store.postgres import _APPENDING, _INSERT_COMMAND, _insert_sql
+    from kartludo.store.postgres import _APPENDING, _INSERT_COMMAND
 
     rows, _ = store._rows(stream, notes(7), 0, "late", "", store.clock())
     conn = psycopg.connect(url.replace("postgresql+psycopg", "postgresql"))
     conn.execute(_APPENDING)  # as every append does, before it has a transaction id
-    conn.execute(_insert_sql(1), (0, *rows[0]))
+    conn.execute(_INSERT_ONE, (0, *rows[0]))
     conn.execute(_INSERT_COMMAND, (stream, "late", 1, 1))
     position = conn.execute("SELECT pg_current_xact_id()::text::bigint << 16").fetchone()[0]
     return conn, position
@@ -330,7 +336,7 @@ def test_token_index_never_skips_a_revocation_that_commits_late(pg_url):
     from kartludo.app.tokens import TokenIndex, hash_token, issue, new_secret
     from kartludo.events.tokens import TokenRevoked
     from kartludo.store.database import create_engine, upgrade
-    from kartludo.store.postgres import _APPENDING, _INSERT_COMMAND, _insert_sql
+    from kartludo.store.postgres import _APPENDING, _INSERT_COMMAND
 
     upgrade(create_engine(pg_url))
     store = EventStore.open(pg_url)
@@ -344,7 +350,7 @@ def test_token_index_never_skips_a_revocation_that_commits_late(pg_url):
     assert index.resolve(secret_holder[0]) is not None  # unsettled, yet usable at once
     rows, _ = store._rows("tokens-late", [TokenRevoked(token_hash=hash_token(secret_holder[0]))], 0, "rv", "",
                           store.clock())
-    late.execute(_insert_sql(1), (0, *rows[0]))
+    late.execute(_INSERT_ONE, (0, *rows[0]))
     late.execute(_INSERT_COMMAND, ("tokens-late", "rv", 1, 1))
     late.commit()
     late.close()
@@ -401,3 +407,54 @@ def test_verify_compares_commands_a_page_at_a_time(store, monkeypatch):
     assert ("c10", "no event carries this command id (a forged or altered row)") in problems
     assert any(sid == "c07" and reason.startswith("missing for versions 1-2") for sid, reason in problems)
     assert len(problems) == 2
+
+
+@pytest.mark.postgres
+def test_a_connection_killed_between_calls_fails_one_call_clearly_then_is_replaced(pg_url):
+    """The append and the hot read talk to libpq directly: a server that dropped their
+    connection is a ``DatabaseUnavailable`` naming it, the connection is not reused,
+    and the next call works on a fresh one."""
+    import psycopg
+
+    from kartludo.store.database import create_engine, upgrade
+    from kartludo.store.errors import DatabaseUnavailable
+
+    upgrade(create_engine(pg_url))
+    store = EventStore.open(pg_url)
+
+    def kill_idle() -> None:
+        pids = [pooled.driver_connection.info.backend_pid for pooled in store._idle]
+        assert pids
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            for pid in pids:
+                admin.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
+
+    store.append("a", notes(1), 0)
+    kill_idle()
+    with pytest.raises(DatabaseUnavailable, match="connection|server|terminat"):
+        store.append("a", notes(2), 1)
+    assert store.append("a", notes(2), 1).last_version == 2
+    kill_idle()
+    with pytest.raises(DatabaseUnavailable, match="connection|server|terminat"):
+        store.read_stream("a")
+    assert [r.event.n for r in store.read_stream("a")] == [1, 2]
+    store.close()
+
+
+@pytest.mark.postgres
+def test_the_hot_read_survives_psycopg_dropping_every_prepared_statement(pg_url):
+    """psycopg answers a ROLLBACK with DEALLOCATE ALL once it has prepared statements
+    of its own on the connection; the store's prepared read is then prepared again."""
+    from kartludo.store.database import create_engine, upgrade
+
+    upgrade(create_engine(pg_url))
+    store = EventStore.open(pg_url)
+    store.append("a", notes(1), 0)
+    for _ in range(3):
+        assert [r.version for r in store.read_stream("a")] == [1]  # prepared by the store
+        for _ in range(8):
+            store.stream_version("a")  # psycopg prepares this one itself after a few runs
+        with pytest.raises(ConcurrencyConflict):
+            store.append("a", notes(2), 0)  # rolled back: psycopg deallocates everything
+        assert [r.version for r in store.read_stream("a", from_version=1)] == [1]
+    store.close()

@@ -17,8 +17,10 @@ fresh process and alternated so that machine noise hits both alike:
   size / time per event at the small size (1.0 = linear).
 
 What the clients figures meet on CPython (measured on 2 cores, PostgreSQL 15): past
-about 16 threads in one process, commands/s fall (64 / 16 = 0.4-0.5) while PostgreSQL
-idles in ClientRead. The threads hand the GIL to one another: at 64 clients the process
+about 16 threads in one process, commands/s fall while PostgreSQL idles in ClientRead:
+64 / 16 = 0.4-0.5 when every store call went through psycopg's cursors (several GIL
+releases per round trip), 0.7-0.9 since the hot append and read are one libpq call each
+(one release per round trip; ``store/postgres.py``). The threads hand the GIL to one another: at 64 clients the process
 makes about 70 futex calls per command (7 at 16), 95% of them on the GIL's own mutex and
 condition variables (``perf`` on the futex syscall), and holds the GIL a fifth of the
 time. Fewer store call slots (2-64), a shorter switch interval, or an admission limit

@@ -195,6 +195,11 @@ class PostgresDriver:
     #: safe wherever ``HORIZON`` is, enough when it is already past what a reader needs
     quick_horizon_expr = f"(pg_snapshot_xmin(pg_current_snapshot())::text::bigint << {POSITION_ROW_BITS})"
 
+    def __init__(self) -> None:
+        #: per connection, the statements ``prepared_query`` has prepared on it (psycopg
+        #: may deallocate them all meanwhile: a statement found missing is prepared again)
+        self._prepared: weakref.WeakKeyDictionary[Any, set[bytes]] = weakref.WeakKeyDictionary()
+
     def enter(self, conn: Any) -> None:
         """Autocommit while the store holds the connection: a read is one statement
         with its own fresh snapshot (no old snapshot kept, no ROLLBACK round trip);
@@ -211,11 +216,6 @@ class PostgresDriver:
         self.reset(conn)
         conn.autocommit = False
 
-    def __init__(self) -> None:
-        #: per connection, the statements ``prepared_query`` has prepared on it (psycopg
-        #: may deallocate them all meanwhile: a statement found missing is prepared again)
-        self._prepared: weakref.WeakKeyDictionary[Any, set[bytes]] = weakref.WeakKeyDictionary()
-
     def write(
         self, conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]], streams: list[str] | None
     ) -> list[int]:
@@ -229,7 +229,9 @@ class PostgresDriver:
 
     def prepared_query(self, conn: Any, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         """A hot read (``:name`` placeholders, int and text values), prepared once per
-        connection and run by one libpq call; rows as psycopg's loaders make them."""
+        connection and run by one libpq call; rows as psycopg's loaders make them.
+        Outside a transaction only (the store's own reads): there a statement found
+        missing fails alone, and is prepared again."""
         name, text, names = _numbered(sql)
         pgconn = conn.pgconn
         prepared = self._prepared.get(conn)

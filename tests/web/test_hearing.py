@@ -3,6 +3,8 @@ context sees each move live, cannot move, and is shut out once the room closes."
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 from scenarios import foul_then_void_win
@@ -122,8 +124,19 @@ def test_the_leader_plays_a_hypothetical_and_rolls_it_out_while_followers_watch(
     assert played["version"] > 1
 
     page.fill("#rollout-form [name=n]", "20")
+    held: list = []  # the request waits here: the page shows a run in flight meanwhile
+    page.route("**/rollouts", lambda route: held.append(route))
     page.click("#rollout-run")
+    status = page.locator("#rollout-form .rollout-status")
+    expect(page.locator("#rollout-run")).to_be_disabled()
+    expect(status).to_have_text("playing 20 deals…")
+    expect(status).to_have_text(re.compile(r"playing 20 deals… [1-9]\d* s"), timeout=3000)
+    page.locator("#rollout-form").screenshot(path=str(shots / "rollout-running.png"))
+    held[0].continue_()
+    page.unroute("**/rollouts")
     expect(page.locator("#rollout-chart figure")).to_have_count(3, timeout=30000)
+    expect(page.locator("#rollout-run")).to_be_enabled()
+    expect(status).to_have_text("")
     expect(follower.locator("#rollout-chart figure")).to_have_count(3, timeout=2000)
     follower.screenshot(path=str(shots / "follower-rollout.png"), full_page=True)
     shown_facts = follower.inner_text("#facts dl.facts") if follower.locator("#facts dl.facts").count() else \

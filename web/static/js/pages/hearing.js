@@ -140,17 +140,30 @@ async function play(hypo, player, command) {
   }
 }
 
+// One run at a time: the button stays off while the deals play (up to 10,000 of them
+// take a while), and the status counts the seconds, so a long run reads as working.
 async function rollout(hypo, form) {
   const n = Number(form.querySelector("[name=n]").value);
   const hidden = form.querySelector("[name=hidden]").value;
   const status = form.querySelector(".rollout-status");
-  status.textContent = `playing ${n} deals…`;
+  const run = form.querySelector("#rollout-run");
+  const started = Date.now();
+  const tick = () => {
+    const s = Math.floor((Date.now() - started) / 1000);
+    status.textContent = `playing ${n} deals…${s ? ` ${s} s` : ""}`;
+  };
+  run.disabled = true;
+  tick();
+  const timer = setInterval(tick, 1000);
   try {
     await api(`/hypotheticals/${encodeURIComponent(hypo)}/rollouts`, { token, method: "POST", body: { n, hidden } });
     status.textContent = "";
     render(await api(base, { token }));
   } catch (err) {
     say(status, err);
+  } finally {
+    clearInterval(timer);
+    run.disabled = false;
   }
 }
 

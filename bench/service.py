@@ -353,13 +353,11 @@ def bench_against(args: argparse.Namespace) -> None:
         trees = Trees(tmp, args.baseline)
         backends = [] if args.pg_only else ["sqlite"]
         if not args.no_pg:
-            backends.append("postgresql")
-        if not args.no_pg:
             try:
                 drop_pg(args.pg, f"kartludo_bench_svc_probe_{os.getpid()}")  # reachable?
+                backends.append("postgresql")
             except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
                 print(f"postgresql skipped: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
-                backends.remove("postgresql")
         for backend in backends:
             rates: dict[str, list[float]] = {t: [] for t in trees.names()}
             for r in range(args.rounds):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -18,6 +18,9 @@ LAG_VARIABLE = "KARTLUDO_SERVE_READ_MAX_LAG"
 
 if TYPE_CHECKING:
     from litestar import Litestar
+
+#: the fewest connections a ``--workers`` process keeps when they share the pool size
+MIN_WORKER_POOL = 8
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,12 +93,26 @@ def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limi
                     http=guarded_protocol(chosen), **options)
         return
     os.environ[DB_VARIABLE] = env.db_url
+    os.environ.update(worker_pool(env.db_url, workers, os.environ))
     os.environ[READ_VARIABLE] = " ".join(env.read_urls)
     os.environ[LAG_VARIABLE] = str(env.read_max_lag)
     os.environ[LIMITS_VARIABLE] = msgspec.json.encode(chosen).decode()
     # each worker imports the protocol by name; app_from_environment gives it the limits
     uvicorn.run("kartludo.cli.serve:app_from_environment", factory=True, workers=workers,
                 http="kartludo.service.limits:GuardedHttpProtocol", **options)
+
+
+def worker_pool(db_url: str, workers: int, environ: Mapping[str, str]) -> dict[str, str]:
+    """The pool size each of ``workers`` processes gets: unless ``$KARTLUDO_POOL_SIZE``
+    is set, they share the backend's (so N workers open no more connections to
+    PostgreSQL, whose ``max_connections`` is 100 by default, than one process would),
+    keeping at least ``MIN_WORKER_POOL`` each."""
+    from kartludo.store.database import POOL_SIZE_ENV, POOL_SIZES, normalise_url
+
+    if workers == 1 or environ.get(POOL_SIZE_ENV, "").strip():
+        return {}
+    size = POOL_SIZES[normalise_url(db_url).get_backend_name()]
+    return {POOL_SIZE_ENV: str(max(MIN_WORKER_POOL, size // workers))}
 
 
 def app_from_environment() -> Litestar:

@@ -24,6 +24,10 @@ class DatabaseUnavailable(StoreError):
     """The database URL cannot be opened or reached."""
 
 
+class BadSetting(StoreError):
+    """A store setting from the environment that cannot be used (``KARTLUDO_POOL_SIZE``)."""
+
+
 class DatabaseNotMigrated(StoreError):
     """The database exists but its schema is missing or older than this build."""
 

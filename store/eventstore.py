@@ -39,13 +39,13 @@ from sqlalchemy.engine import Engine
 
 from kartludo.events.base import CURRENT, Event, UndecodableEvent, UnknownEventType, decode
 from kartludo.store.database import (
-    POOL_SIZE,
     POOL_TIMEOUT_S,
     create_engine,
     describe_url,
     ensure_ready,
     first_line,
     pool_limit,
+    pool_size,
 )
 from kartludo.store.errors import ConcurrencyConflict, DatabaseUnavailable, InvalidValue, StoreBusy, StoreError
 from kartludo.store.schema import POSITION_ROW_BITS
@@ -192,7 +192,7 @@ class EventStore:
         #: store calls running at once, at most the pool's steady size: more threads than
         #: that wait here, asleep, instead of all contending for the cores and the pool
         #: (which keeps its overflow for the engine's other users: snapshots, projections)
-        self._slot_count: int = getattr(engine.pool, "size", lambda: POOL_SIZE)()
+        self._slot_count: int = getattr(engine.pool, "size", lambda: pool_size(self.backend))()
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token per slot (C-level: cheap)
         for _ in range(self._slot_count):
             self._slots.put(None)

@@ -68,6 +68,17 @@ def test_unreachable_database_is_one_clear_line(url, message, command):
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
 
 
+def test_a_bad_pool_size_setting_is_one_clear_line_and_writes_nothing(db_url, monkeypatch):
+    seed_events(db_url)
+    monkeypatch.setenv("KARTLUDO_POOL_SIZE", "many")
+    result = run(db_url, "match", "new", "uxinjo", "--players", "ann,bob,cy")
+    assert result.exit_code == 1
+    assert result.output.strip() == "error: KARTLUDO_POOL_SIZE='many': give a number of connections from 1 to 1000"
+    monkeypatch.delenv("KARTLUDO_POOL_SIZE")
+    listed = run(db_url, "verify")
+    assert listed.exit_code == 0 and "ok: 3 events in 2 streams" in listed.output  # no match was created
+
+
 def test_verify_reports_the_first_bad_event(db_url):
     seed_events(db_url)
     assert run(db_url, "verify").output.startswith("ok: 3 events in 2 streams")

@@ -50,3 +50,19 @@ def test_500_dropped_live_streams_leave_the_pool_whole(server, store, td_token):
         r = http.get(path)
         assert r.status_code == 200, (path, r.text)
     assert any(m["match"] == mid for m in http.get("/matches").json())
+
+
+def test_serve_workers_share_the_pool_size_unless_it_is_set():
+    """``serve --workers N`` gives each process a share of the backend's pool size (at
+    least 8), so N processes open no more PostgreSQL connections than one would; a
+    ``KARTLUDO_POOL_SIZE`` the user set is kept as it is."""
+    from kartludo.cli.serve import worker_pool
+
+    pg, lite = "postgresql://postgres@127.0.0.1/club", "sqlite:///club.db"
+    assert worker_pool(pg, 1, {}) == {}
+    assert worker_pool(pg, 2, {}) == {"KARTLUDO_POOL_SIZE": "24"}
+    assert worker_pool(pg, 4, {}) == {"KARTLUDO_POOL_SIZE": "12"}
+    assert worker_pool(pg, 16, {}) == {"KARTLUDO_POOL_SIZE": "8"}
+    assert worker_pool(lite, 2, {}) == {"KARTLUDO_POOL_SIZE": "8"}
+    assert worker_pool(pg, 4, {"KARTLUDO_POOL_SIZE": "40"}) == {}
+    assert worker_pool(pg, 4, {"KARTLUDO_POOL_SIZE": " "}) == {"KARTLUDO_POOL_SIZE": "12"}

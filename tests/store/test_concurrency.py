@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import multiprocessing
+import re
 import threading
 import time
 import uuid
@@ -80,13 +81,44 @@ def _small_pool(monkeypatch, db_url, size: int, overflow: int = 0) -> EventStore
     2 s for one."""
     from kartludo.store import database
 
-    monkeypatch.setattr(database, "POOL_SIZE", size)
+    monkeypatch.setenv(database.POOL_SIZE_ENV, str(size))
     monkeypatch.setattr(database, "POOL_OVERFLOW", overflow)
-    monkeypatch.setitem(database._POOL, "pool_size", size)
-    monkeypatch.setitem(database._POOL, "max_overflow", overflow)
-    monkeypatch.setitem(database._POOL, "pool_timeout", 2)
+    monkeypatch.setattr(database, "POOL_TIMEOUT_S", 2)
     database.upgrade(database.create_engine(db_url))
     return EventStore.open(db_url)
+
+
+def test_the_pool_size_is_the_backends_unless_the_environment_sets_it(monkeypatch, db_url):
+    """Each backend has its own pool size (PostgreSQL's covers a process's threads, SQLite's
+    stays small); ``KARTLUDO_POOL_SIZE`` sets both: the pool's steady size, the store's
+    calls at once, and the pool's limit with its overflow."""
+    from kartludo.store import database
+
+    monkeypatch.delenv(database.POOL_SIZE_ENV, raising=False)
+    backend = "postgresql" if db_url.startswith("postgresql") else "sqlite"
+    database.upgrade(database.create_engine(db_url))
+    for size in (None, 5):
+        if size is not None:
+            monkeypatch.setenv(database.POOL_SIZE_ENV, f" {size} ")
+        store = EventStore.open(db_url)
+        try:
+            expected = size or database.POOL_SIZES[backend]
+            assert store.engine.pool.size() == store._slot_count == expected
+            assert database.pool_limit(store.engine) == expected + database.POOL_OVERFLOW
+        finally:
+            store.close()
+    assert database.POOL_SIZES == {"sqlite": 16, "postgresql": 48}
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "abc", "1.5", "1001", "4 4"])
+def test_a_pool_size_that_cannot_be_used_is_refused_naming_the_setting(monkeypatch, db_url, value):
+    from kartludo.store import database
+    from kartludo.store.errors import BadSetting
+
+    monkeypatch.setenv(database.POOL_SIZE_ENV, value)
+    message = f"KARTLUDO_POOL_SIZE='{value}': give a number of connections from 1 to 1000"
+    with pytest.raises(BadSetting, match=f"^{re.escape(message)}$"):
+        EventStore.open(db_url)
 
 
 def test_a_connection_kept_in_hand_goes_back_when_the_pool_runs_out(monkeypatch, db_url):

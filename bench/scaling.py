@@ -7,28 +7,31 @@ work, extracted with ``git archive``; ``--no-baseline`` skips it), each measured
 fresh process and alternated so that machine noise hits both alike:
 
 * clients: commands/s of the in-process match loop of ``bench/service.py`` (N threads
-  sharing one ``EventStore``: create, deal, legal, act) and appends/s of bare
-  ``EventStore.append`` (N threads, three events per append, each to its own
-  streams), at 1, 16 and 64 clients. Ratios: this / baseline at each N, and 64 / 16.
+  sharing one ``EventStore``: create, deal, legal, act), each client giving its first
+  ``--commands`` commands (its matches and choices are seeded by its number, so every N
+  plays the same commands per client), and appends/s of bare ``EventStore.append`` (N
+  threads, three events per append, each to its own streams, for ``--seconds``), at 1,
+  16 and 64 clients. Ratios: this / baseline at each N, and 64 / 16.
 * history: a synthetic log of 10^4 and 10^6 events (Uxinjo-like events in 80-event
   streams, one command each, streams interleaved) written as an export file, then
   ``import``, ``export`` and ``verify`` (hash chains and payload decoding), each in its
   own process: seconds, events/s and peak RSS. Growth = time per event at the large
   size / time per event at the small size (1.0 = linear).
 
-What the clients figures meet on CPython (measured on 2 cores, PostgreSQL 15): past
-about 16 threads in one process, commands/s fall while PostgreSQL idles in ClientRead:
-64 / 16 = 0.4-0.5 when every store call went through psycopg's cursors (several GIL
-releases per round trip), 0.7-0.9 since the hot append and read are one libpq call each
-(one release per round trip; ``store/postgres.py``). The threads hand the GIL to one another: at 64 clients the process
-makes about 70 futex calls per command (7 at 16), 95% of them on the GIL's own mutex and
-condition variables (``perf`` on the futex syscall), and holds the GIL a fifth of the
-time. Fewer store call slots (2-64), a shorter switch interval, or an admission limit
-on each MatchService call do not change that; only a gate around a client's whole loop
-does, which a library cannot impose on its callers. More processes do: ``kartludo serve
---workers N``.
+What the clients figures meet on CPython (measured on 2 cores, PostgreSQL 15). The
+commands runs once ran for a fixed time; 64 clients then got less far into their
+matches than 16 did, and a match's first commands cost the most (Laugavatnsmanni's
+exchange lists 2,517 commands), so 64 / 16 read 0.6 where like for like it was 0.8. The
+process holds the GIL about 90% of the time from 16 clients on; a command costs two
+round trips (the catch-up read and the append, about 25 us of client CPU each in libpq
+and the kernel) and its Python work. Past the store's calls at once (the pool's size)
+threads wait for a call while the calls that hold one wait for the GIL behind them: at
+16 calls, 64 clients gave 0.8x the commands/s of 16; at 48 (PostgreSQL's pool size
+since, ``store/database.py``) 0.9-1.0. SQLite is the other way round: its calls queue
+on the file's write lock, so it keeps 16. More processes use more cores: ``kartludo
+serve --workers N``.
 
-    python bench/scaling.py [--clients 1,16,64] [--seconds 10] [--sizes 10000,1000000]
+    python bench/scaling.py [--clients 1,16,64] [--commands 600] [--seconds 10] [--sizes 10000,1000000]
                             [--baseline REF | --no-baseline] [--pg URL | --no-pg]
                             [--skip-clients] [--skip-history]
 """
@@ -58,13 +61,19 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child_commands(url: str, clients: int, seconds: float) -> dict:
+def child_commands(url: str, clients: int, quota: int, cap: float) -> dict:
+    """Each client gives its first ``quota`` commands (the same ones at any number of
+    clients: its matches and choices are seeded by its number), within ``cap`` seconds."""
     sys.path.insert(0, HERE)
     from service import bench_inproc  # bench/service.py: the same loop as the HTTP benchmark
 
-    args = argparse.Namespace(clients=clients, seconds=seconds, max_deals=3, max_commands=2000)
+    args = argparse.Namespace(clients=clients, seconds=cap, max_deals=3, max_commands=2000, quota=quota)
     stats, elapsed = bench_inproc(url, args)
-    return {"rate": stats.accepted / elapsed, "other": dict(stats.other)}
+    other = dict(stats.other)
+    given = stats.accepted + stats.refused + sum(stats.other.values())
+    if given < quota * clients:
+        other[f"cut short at {cap:.0f} s: {given:,} of {quota * clients:,} commands"] = 1
+    return {"rate": stats.accepted / elapsed, "other": other}
 
 
 def child_appends(url: str, clients: int, seconds: float) -> dict:
@@ -132,7 +141,7 @@ def child_history(op: str, url: str, path: str) -> dict:
 def child_main(argv: list[str]) -> None:
     kind, *rest = argv
     if kind == "commands":
-        out = child_commands(rest[0], int(rest[1]), float(rest[2]))
+        out = child_commands(rest[0], int(rest[1]), int(rest[2]), float(rest[3]))
     elif kind == "appends":
         out = child_appends(rest[0], int(rest[1]), float(rest[2]))
     else:
@@ -222,14 +231,16 @@ def upgraded(trees: Trees, tree: str, url: str) -> str:
     return url
 
 
-def bench_clients(backend: str, dbs: Databases, trees: Trees, clients: list[int], seconds: float) -> None:
+def bench_clients(backend: str, dbs: Databases, trees: Trees, clients: list[int], seconds: float,
+                  quota: int, cap: float) -> None:
     for kind, unit in (("appends", "appends/s"), ("commands", "commands/s")):
+        limits = (str(seconds),) if kind == "appends" else (str(quota), str(cap))
         rates: dict[tuple[str, int], float] = {}
         for n in clients:
             order = trees.names() if n % 2 else list(reversed(trees.names()))
             for tree in order:
                 url = dbs.fresh()
-                result = run_child(trees, tree, kind, url, str(n), str(seconds))
+                result = run_child(trees, tree, kind, url, str(n), *limits)
                 dbs.drop_all()
                 rates[(tree, n)] = result["rate"]
                 extra = f"  other: {result['other']}" if result["other"] else ""
@@ -309,7 +320,9 @@ def bench_history(backend: str, dbs: Databases, trees: Trees, sizes: list[int], 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", default="1,16,64")
-    ap.add_argument("--seconds", type=float, default=10.0, help="per client-count run")
+    ap.add_argument("--seconds", type=float, default=10.0, help="per client-count run of the appends")
+    ap.add_argument("--commands", type=int, default=600, help="commands each client gives in the commands runs")
+    ap.add_argument("--cap", type=float, default=300.0, help="seconds at most per client-count run of the commands")
     ap.add_argument("--sizes", default="10000,1000000", help="events in the synthetic logs")
     ap.add_argument("--baseline", default=DEFAULT_BASELINE, help="git ref of the baseline tree")
     ap.add_argument("--no-baseline", action="store_true")
@@ -345,7 +358,7 @@ def main() -> None:
             dbs = Databases(backend, tmp, args.pg)
             try:
                 if not args.skip_clients:
-                    bench_clients(backend, dbs, trees, clients, args.seconds)
+                    bench_clients(backend, dbs, trees, clients, args.seconds, args.commands, args.cap)
                 if not args.skip_history:
                     bench_history(backend, dbs, trees, sizes, tmp, logs)
             finally:

@@ -242,15 +242,19 @@ def inproc_worker(i: int, store, deadline: float, stats: Stats, args) -> None:
     local = Stats()
     rng = random.Random(f"inproc:{i}")
     k = i
+    # commands this client gives before it stops (None: until the deadline); a quota
+    # makes every client give the same commands whatever the number of clients
+    quota = getattr(args, "quota", None) or float("inf")
+    given = 0
     try:
-        while time.perf_counter() < deadline:
+        while time.perf_counter() < deadline and given < quota:
             game_name = GAMES[k % len(GAMES)]
             k += 1
             players = [f"c{i}p{j}" for j in range(seat_count(game_name))]
             mid = svc.create(game_name, players, seed=rng.getrandbits(32), actor="bench")
             local.matches += 1
             deals = commands = 0
-            while time.perf_counter() < deadline and commands < args.max_commands:
+            while time.perf_counter() < deadline and commands < args.max_commands and given < quota:
                 match = svc.load(mid)
                 game = match.game
                 if match.status != "in_progress":
@@ -279,6 +283,7 @@ def inproc_worker(i: int, store, deadline: float, stats: Stats, args) -> None:
                     local.other[type(exc).__name__] += 1
                 local.latencies.append(time.perf_counter() - t0)
                 commands += 1
+                given += 1
     finally:
         stats.merge(local)
 
@@ -292,6 +297,10 @@ def bench_inproc(url: str, args) -> tuple[Stats, float]:
     store = EventStore(engine)
     stats = Stats()
     errors: list[BaseException] = []
+    import kartludo.app.matches  # noqa: F401 - imported before the clock starts, not by the first thread
+    from kartludo.engine.registry import load_all
+
+    load_all()
 
     def target(i: int, deadline: float) -> None:
         try:

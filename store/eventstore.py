@@ -189,10 +189,11 @@ class EventStore:
         self._heads: dict[tuple[str, int], bytes] = {}
         self._idle: list[Any] = []
         self._idle_lock = threading.Lock()
-        #: store calls running at once, at most the pool's steady size: more threads than
-        #: that wait here, asleep, instead of all contending for the cores and the pool
+        #: store calls running at once, at most the pool's steady size (``POOL_SIZES``): more
+        #: threads than that wait here, asleep, instead of all contending for the pool
         #: (which keeps its overflow for the engine's other users: snapshots, projections)
         self._slot_count: int = getattr(engine.pool, "size", lambda: pool_size(self.backend))()
+        self._pool_limit = pool_limit(engine)  # read on every call's return: worked out once
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token per slot (C-level: cheap)
         for _ in range(self._slot_count):
             self._slots.put(None)
@@ -274,7 +275,7 @@ class EventStore:
             pooled = self.engine.raw_connection()
         except sqlalchemy.exc.TimeoutError:
             raise StoreBusy(
-                f"{self.url}: all {pool_limit(self.engine)} connections of this process stayed busy for "
+                f"{self.url}: all {self._pool_limit} connections of this process stayed busy for "
                 f"{POOL_TIMEOUT_S} s"
             ) from None
         except sqlalchemy.exc.DBAPIError as exc:
@@ -321,7 +322,7 @@ class EventStore:
         (a store call, or a snapshot or projection write on the engine) may be waiting."""
         pool: Any = self.engine.pool
         checkedout = getattr(pool, "checkedout", None)  # QueuePool's; SQLite's pools bound nothing
-        return checkedout is not None and checkedout() >= pool_limit(self.engine)
+        return checkedout is not None and checkedout() >= self._pool_limit
 
     def _release(self, pooled: Any) -> None:
         """Back to the engine's pool, as its other users expect a connection."""

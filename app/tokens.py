@@ -123,7 +123,7 @@ class TokenIndex:
         # late is never skipped.
         # Nothing new, nearly always: the query alone says so, and the horizon (which
         # reads PostgreSQL's lock table) is asked only when a token event came.
-        if not self.store.select(self._SQL + " LIMIT 1", p=self._position):
+        if not self.store.probe(self._SQL + " LIMIT 1", p=self._position):
             return
         horizon, rows = self.store.query_with_horizon(self._SQL, p=self._position)
         with self._lock:

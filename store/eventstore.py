@@ -801,9 +801,14 @@ class EventStore:
         )
 
     def select(self, sql: str, **params: Any) -> list[Sequence[Any]]:
-        """A read-only query with ``:name`` placeholders (the tables beside ``events``,
-        or a probe such as the token index's "anything new?")."""
+        """A read-only query with ``:name`` placeholders (the tables beside ``events``)."""
         return self._query(sql, **params)
+
+    def probe(self, sql: str, **params: Any) -> list[Sequence[Any]]:
+        """A read-only query asked on every request (the token index's "anything
+        new?"): int and text values, run by the driver's shortest path (on PostgreSQL
+        prepared once per connection, one libpq call), as a stream's read is."""
+        return self._query(sql, prepared=True, **params)
 
     @contextlib.contextmanager
     def exclusive(self, lock: int) -> Iterator[Exclusive]:

@@ -9,6 +9,7 @@ legal. A game's ``parse_command`` is one generic lookup over its ``command_types
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -290,6 +291,13 @@ class StartDeal(Command, frozen=True, kw_only=True, tag="deal"):
 
 
 def player_verbs(command_types: Iterable[type[Command]]) -> dict[str, type[Command]]:
+    return dict(_player_verbs(tuple(command_types)))
+
+
+@functools.lru_cache(maxsize=64)
+def _player_verbs(command_types: tuple[type[Command], ...]) -> dict[str, type[Command]]:
+    """A game's verbs by name, made once per game (every command read looks one up).
+    Callers only read it."""
     return {cls.verb(): cls for cls in command_types if cls.player_verb}
 
 
@@ -297,7 +305,7 @@ def parse_command(title: str, command_types: Iterable[type[Command]], seat: int,
                   words: Sequence[str]) -> Command:
     """Read ``verb WORD…`` as one of ``command_types``; an unknown verb is refused
     listing every verb with its arguments."""
-    verbs = player_verbs(command_types)
+    verbs = _player_verbs(tuple(command_types))
     cls = verbs.get(verb.lower())
     if cls is None:
         forms = ", ".join(c.usage() for c in verbs.values())

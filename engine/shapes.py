@@ -20,7 +20,6 @@ Only the seat's own legal commands go in: a shape never shows another seat's car
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations, permutations, product
 from typing import Any
@@ -94,16 +93,25 @@ def _cards_shape(verb: str, cls: type[Command], group: list[Command], hand: Sequ
     singles = [a for a in args if isinstance(a, Card) and not a.many]
     if args and len(singles) == len(args):
         fields = [a.field for a in singles]
-        used: Counter[str] = Counter()
+        sided = [a for a in args if isinstance(a, Sided)]
+        used: dict[str, int] = {}  # each card, as often as one command names it at most
         sides: dict[str, set[str]] = {}
         for cmd in group:
-            named: Counter[str] = Counter(getattr(cmd, f) for f in fields)
-            used |= named
-            for a in args:
-                if isinstance(a, Sided):
-                    card = getattr(cmd, a.field)
-                    sides.setdefault(card, set()).add("up" if getattr(cmd, a.up_field) else "down")
-        pool = hand_order(list(used.elements()), hand)
+            if len(fields) == 1:
+                card = getattr(cmd, fields[0])
+                used.setdefault(card, 1)
+            else:
+                named: dict[str, int] = {}
+                for f in fields:
+                    card = getattr(cmd, f)
+                    named[card] = named.get(card, 0) + 1
+                for card, times in named.items():
+                    if times > used.get(card, 0):
+                        used[card] = times
+            for a in sided:
+                card = getattr(cmd, a.field)
+                sides.setdefault(card, set()).add("up" if getattr(cmd, a.up_field) else "down")
+        pool = hand_order([card for card, times in used.items() for _ in range(times)], hand)
         k = len(args)
         if k == 1:
             text = f"{verb}: one of {' '.join(pool)}"

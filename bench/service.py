@@ -21,14 +21,17 @@ unreachable), in one run:
   (no HTTP, no seat tokens).
 
 Prints accepted commands/s, p50/p99 POST-command latency, in-process commands/s and the
-ratio HTTP / in-process (target >= 0.5 at 16 clients on PostgreSQL).
+ratio HTTP / in-process (target >= 0.5 at 16 clients on PostgreSQL). With ``--commands
+N`` each client (HTTP or in-process) gives N commands and stops, so both get as far into
+their matches: in a fixed time the faster in-process clients reach the cheaper commands
+of long deals, which flatters them.
 
 With ``--baseline REF`` it measures the HTTP service of this tree against the tree at
 REF instead (``git archive``, as ``bench/scaling.py``): each run a fresh process and a
 fresh database, the trees alternated ``--rounds`` times; prints the medians and the
 ratio this / baseline (a regression of the service shows as a ratio below 1).
 
-    python bench/service.py [--clients 16] [--seconds 20] [--pg URL | --no-pg]
+    python bench/service.py [--clients 16] [--seconds 20] [--commands N] [--pg URL | --no-pg]
                             [--baseline REF [--rounds 3]]
 """
 
@@ -97,7 +100,9 @@ async def http_client(i: int, http, td: dict[str, str], deadline: float, stats: 
 
     rng = random.Random(f"http:{i}")
     k = i
-    while time.perf_counter() < deadline:
+    quota = getattr(args, "quota", None) or float("inf")  # as in ``inproc_worker``
+    given = 0
+    while time.perf_counter() < deadline and given < quota:
         game = GAMES[k % len(GAMES)]
         k += 1
         players = [f"c{i}p{j}" for j in range(seat_count(game))]
@@ -115,7 +120,7 @@ async def http_client(i: int, http, td: dict[str, str], deadline: float, stats: 
             # someone was a seat, its legal commands then
             status, st = await call("GET", f"/matches/{mid}/state", td)
             legal_of: tuple[str, list[str]] | None = None
-            while time.perf_counter() < deadline and commands < args.max_commands:
+            while time.perf_counter() < deadline and commands < args.max_commands and given < quota:
                 if st["status"] != "in_progress":
                     break
                 if not st["to_act"]:
@@ -147,6 +152,7 @@ async def http_client(i: int, http, td: dict[str, str], deadline: float, stats: 
                                           {"verb": verb, "args": words, "command_id": uuid.uuid4().hex})
                 stats.latencies.append(time.perf_counter() - t0)
                 commands += 1
+                given += 1
                 if status < 300:
                     stats.accepted += 1
                     st, legal_of = body["state"], (player, body["legal"])
@@ -413,7 +419,10 @@ def drop_pg(base_url: str, name: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=16)
-    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--seconds", type=float, default=20.0, help="per run (with --commands: at most)")
+    ap.add_argument("--commands", type=int, dest="quota",
+                    help="each client gives this many commands, then stops (HTTP and in-process alike: "
+                         "both get as far into their matches, whose first commands cost the most)")
     ap.add_argument("--max-deals", type=int, default=3, help="leave a match after this many deals")
     ap.add_argument("--max-commands", type=int, default=2000, help="leave a match after this many commands")
     ap.add_argument("--pg", default=os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test"))
@@ -426,7 +435,8 @@ def main() -> None:
     if args.baseline:
         bench_against(args)
         return
-    print(f"{args.clients} clients, {args.seconds:g} s per run, {args.workers} server process(es) without "
+    each = f"{args.quota} commands per client (at most {args.seconds:g} s)" if args.quota else f"{args.seconds:g} s"
+    print(f"{args.clients} clients, {each} per run, {args.workers} server process(es) without "
           f"access log; in-process baseline: {args.clients} threads in one process")
     with tempfile.TemporaryDirectory() as tmp:
         if not args.pg_only:

@@ -248,6 +248,8 @@ class PostgresDriver:
             prepared.add(name)
             result = pgconn.exec_prepared(name, values, result_format=pq.Format.BINARY)
         _run(conn, result, pq.ExecStatus.TUPLES_OK)
+        if not result.ntuples:  # the usual catch-up read: nothing new, nothing to load
+            return []
         loader = Transformer(conn)
         loader.set_pgresult(result)
         rows: list[tuple[Any, ...]] = loader.load_rows(0, result.ntuples, tuple)

@@ -27,7 +27,7 @@ round trips (the catch-up read and the append, about 25 us of client CPU each in
 and the kernel) and its Python work. Past the store's calls at once (the pool's size)
 threads wait for a call while the calls that hold one wait for the GIL behind them: at
 16 calls, 64 clients gave 0.8x the commands/s of 16; at 48 (PostgreSQL's pool size
-since, ``store/database.py``) 0.9-1.0. SQLite is the other way round: its calls queue
+since, ``store/database.py``) 0.85-1.0. SQLite is the other way round: its calls queue
 on the file's write lock, so it keeps 16. More processes use more cores: ``kartludo
 serve --workers N``.
 

@@ -27,7 +27,7 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 #: thread over the limit waits for a free call. On PostgreSQL the limit should cover the
 #: process's threads: under the GIL the calls that hold a connection wait for the
 #: interpreter behind the threads that do not (``bench/scaling.py``, 64 client threads:
-#: 0.8x the commands/s of 16 threads at 16 calls, 0.9-1.0x at 48). On SQLite more calls at
+#: 0.8x the commands/s of 16 threads at 16 calls, 0.85-1.0x at 48). On SQLite more calls at
 #: once only queue on the file's write lock (64 threads: 2,800 commands/s at 16 calls,
 #: 2,200 at 48).
 POOL_SIZES = {"sqlite": 16, "postgresql": 48}

@@ -26,10 +26,8 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 #: at once (``EventStore``), by backend; ``$KARTLUDO_POOL_SIZE`` sets it for both. A
 #: thread over the limit waits for a free call. On PostgreSQL the limit should cover the
 #: process's threads: under the GIL the calls that hold a connection wait for the
-#: interpreter behind the threads that do not (``bench/scaling.py``, 64 client threads:
-#: 0.8x the commands/s of 16 threads at 16 calls, 0.85-1.0x at 48). On SQLite more calls at
-#: once only queue on the file's write lock (64 threads: 2,800 commands/s at 16 calls,
-#: 2,200 at 48).
+#: interpreter behind the threads that do not. On SQLite more calls at once only queue on
+#: the file's write lock. (Figures: ``bench/scaling.py``.)
 POOL_SIZES = {"sqlite": 16, "postgresql": 48}
 POOL_SIZE_ENV = "KARTLUDO_POOL_SIZE"
 POOL_SIZE_MAX = 1000
@@ -57,10 +55,16 @@ def _pool(backend: str) -> dict[str, Any]:
             "pool_use_lifo": True}
 
 
+def steady_size(engine: Engine) -> int:
+    """The connections the engine's pool keeps (the backend's setting for a pool that
+    bounds nothing): the store's calls at once."""
+    size = getattr(engine.pool, "size", None)
+    return int(size()) if size is not None else pool_size(engine.url.get_backend_name())
+
+
 def pool_limit(engine: Engine) -> int:
     """The most connections the engine's pool opens at once."""
-    size = getattr(engine.pool, "size", None)
-    return (size() if size is not None else pool_size(engine.url.get_backend_name())) + POOL_OVERFLOW
+    return steady_size(engine) + POOL_OVERFLOW
 
 
 def normalise_url(url: str) -> sa.URL:

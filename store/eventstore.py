@@ -45,7 +45,7 @@ from kartludo.store.database import (
     ensure_ready,
     first_line,
     pool_limit,
-    pool_size,
+    steady_size,
 )
 from kartludo.store.errors import ConcurrencyConflict, DatabaseUnavailable, InvalidValue, StoreBusy, StoreError
 from kartludo.store.schema import POSITION_ROW_BITS
@@ -192,7 +192,7 @@ class EventStore:
         #: store calls running at once, at most the pool's steady size (``POOL_SIZES``): more
         #: threads than that wait here, asleep, instead of all contending for the pool
         #: (which keeps its overflow for the engine's other users: snapshots, projections)
-        self._slot_count: int = getattr(engine.pool, "size", lambda: pool_size(self.backend))()
+        self._slot_count = steady_size(engine)
         self._pool_limit = pool_limit(engine)  # read on every call's return: worked out once
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token per slot (C-level: cheap)
         for _ in range(self._slot_count):

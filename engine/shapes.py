@@ -97,17 +97,13 @@ def _cards_shape(verb: str, cls: type[Command], group: list[Command], hand: Sequ
         used: dict[str, int] = {}  # each card, as often as one command names it at most
         sides: dict[str, set[str]] = {}
         for cmd in group:
-            if len(fields) == 1:
-                card = getattr(cmd, fields[0])
-                used.setdefault(card, 1)
-            else:
-                named: dict[str, int] = {}
-                for f in fields:
-                    card = getattr(cmd, f)
-                    named[card] = named.get(card, 0) + 1
-                for card, times in named.items():
-                    if times > used.get(card, 0):
-                        used[card] = times
+            named: dict[str, int] = {}
+            for f in fields:
+                card = getattr(cmd, f)
+                named[card] = named.get(card, 0) + 1
+            for card, times in named.items():
+                if times > used.get(card, 0):
+                    used[card] = times
             for a in sided:
                 card = getattr(cmd, a.field)
                 sides.setdefault(card, set()).add("up" if getattr(cmd, a.up_field) else "down")

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app import aggregate
+from kartludo.app import aggregate, snapshots
 from kartludo.app.aggregate import Match, describe, step  # noqa: F401 - describe, step: re-exported
 from kartludo.app.errors import AppError, CommandConflict, TooMuchContention, UnknownMatch, check_text
 from kartludo.app.fairness import committed, random_deck
@@ -229,8 +229,6 @@ class MatchService:
         """The match folded to its newest event (cached; catches up with one read)."""
         match = self._cache.get(match_id)
         if match is None:
-            from kartludo.app import snapshots
-
             loaded = snapshots.load(self.store, match_id)  # from its nearest snapshot
             if loaded is None:
                 raise UnknownMatch(f"no match {match_id!r}")
@@ -420,8 +418,6 @@ class MatchService:
         for event in events:
             match.apply(event, version)
             version += 1
-        from kartludo.app import snapshots
-
         snapshots.after_commit(self.store, match)
         return Outcome(match.id, appended.first_version, appended.positions, events, before=before)
 

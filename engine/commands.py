@@ -190,13 +190,17 @@ class Sided(Card):
 
 
 _COUNTS = {1: "one", 2: "two", 3: "three", 4: "four"}
+#: each command type's verb, as ``Command.text`` shows it
+_VERBS: dict[type, str] = {}
 
 
-class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb", gc=False):
     """Base of player commands. Subclasses set ``tag=`` to the CLI verb and list
     their CLI arguments in ``arguments`` (in order).
 
-    Commands are never stored; the events ``decide`` returns are.
+    Commands are never stored; the events ``decide`` returns are. They hold only
+    numbers, words and tuples of them (no cycle), so the garbage collector need not
+    track the thousands a legal listing makes (``gc=False``).
     """
 
     seat: int
@@ -263,8 +267,9 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb"):
         return [word for arg in self.arguments for word in arg.show(self)]
 
     def text(self) -> str:
+        verb = _VERBS.get(type(self)) or _VERBS.setdefault(type(self), self.verb())  # listed by the thousand
         args = self.args()
-        return f"{self.verb()} {' '.join(args)}" if args else self.verb()
+        return f"{verb} {' '.join(args)}" if args else verb
 
     def __lt__(self, other: Command) -> bool:  # sorted legal commands
         return (self.seat, self.text()) < (other.seat, other.text())

@@ -32,7 +32,7 @@ on the file's write lock (64 clients: 2,800 commands/s at 16 calls, 2,200 at 48)
 keeps 16. More processes use more cores: ``kartludo
 serve --workers N``.
 
-    python bench/scaling.py [--clients 1,16,64] [--commands 600] [--seconds 10] [--sizes 10000,1000000]
+    python bench/scaling.py [--clients 1,16,64] [--commands 600] [--seconds 10] [--rounds 1] [--sizes 10000,1000000]
                             [--baseline REF | --no-baseline] [--pg URL | --no-pg]
                             [--skip-clients] [--skip-history]
 """
@@ -43,6 +43,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -232,30 +233,45 @@ def upgraded(trees: Trees, tree: str, url: str) -> str:
     return url
 
 
+def ratio(runs: dict[tuple[str, int], list[float]], top: tuple[str, int], bottom: tuple[str, int]) -> str:
+    """The median of the round-by-round ratios top / bottom (and each round's)."""
+    each = [a / b for a, b in zip(runs[top], runs[bottom])]
+    text = f"{statistics.median(each):5.2f}"
+    return text + (f" (rounds: {', '.join(f'{x:.2f}' for x in each)})" if len(each) > 1 else "")
+
+
 def bench_clients(backend: str, dbs: Databases, trees: Trees, clients: list[int], seconds: float,
-                  quota: int, cap: float) -> None:
+                  quota: int, cap: float, rounds: int = 1) -> None:
+    """Each tree at each client count, ``rounds`` times over (a round runs every count
+    and tree once, alternated); figures are medians, ratios are taken within a round
+    (runs minutes apart on a shared machine can differ by a fifth) and their median
+    given, with every round's beside it when there are several."""
     for kind, unit in (("appends", "appends/s"), ("commands", "commands/s")):
         limits = (str(seconds),) if kind == "appends" else (str(quota), str(cap))
-        rates: dict[tuple[str, int], float] = {}
+        runs: dict[tuple[str, int], list[float]] = {}
+        for r in range(rounds):
+            for n in clients:
+                order = trees.names() if (n + r) % 2 else list(reversed(trees.names()))
+                for tree in order:
+                    url = dbs.fresh()
+                    result = run_child(trees, tree, kind, url, str(n), *limits)
+                    dbs.drop_all()
+                    runs.setdefault((tree, n), []).append(result["rate"])
+                    extra = f"  other: {result['other']}" if result["other"] else ""
+                    label = f" (round {r + 1})" if rounds > 1 else ""
+                    print(f"{backend:10} {kind:8} {tree:8} {n:3} clients {result['rate']:9,.0f} {unit}{label}{extra}",
+                          flush=True)
+
         for n in clients:
-            order = trees.names() if n % 2 else list(reversed(trees.names()))
-            for tree in order:
-                url = dbs.fresh()
-                result = run_child(trees, tree, kind, url, str(n), *limits)
-                dbs.drop_all()
-                rates[(tree, n)] = result["rate"]
-                extra = f"  other: {result['other']}" if result["other"] else ""
-                print(f"{backend:10} {kind:8} {tree:8} {n:3} clients {result['rate']:9,.0f} {unit}{extra}", flush=True)
-        for n in clients:
-            line = f"{backend:10} {kind:8} {n:3} clients  this {rates[('this', n)]:9,.0f} {unit}"
-            if ("baseline", n) in rates:
-                this, base = rates[("this", n)], rates[("baseline", n)]
-                line += f"  baseline {base:9,.0f}  ratio {this / base:5.2f}"
+            line = f"{backend:10} {kind:8} {n:3} clients  this {statistics.median(runs[('this', n)]):9,.0f} {unit}"
+            if ("baseline", n) in runs:
+                base = statistics.median(runs[("baseline", n)])
+                line += f"  baseline {base:9,.0f}  ratio {ratio(runs, ('this', n), ('baseline', n))}"
             print(line, flush=True)
         if 16 in clients and 64 in clients:
-            line = f"{backend:10} {kind:8} 64 / 16 clients  this {rates[('this', 64)] / rates[('this', 16)]:5.2f}"
-            if ("baseline", 64) in rates:
-                line += f"  baseline {rates[('baseline', 64)] / rates[('baseline', 16)]:5.2f}"
+            line = f"{backend:10} {kind:8} 64 / 16 clients  this {ratio(runs, ('this', 64), ('this', 16))}"
+            if ("baseline", 64) in runs:
+                line += f"  baseline {ratio(runs, ('baseline', 64), ('baseline', 16))}"
             print(line, flush=True)
 
 
@@ -324,6 +340,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="per client-count run of the appends")
     ap.add_argument("--commands", type=int, default=600, help="commands each client gives in the commands runs")
     ap.add_argument("--cap", type=float, default=300.0, help="seconds at most per client-count run of the commands")
+    ap.add_argument("--rounds", type=int, default=1, help="runs of each tree at each client count (medians)")
     ap.add_argument("--sizes", default="10000,1000000", help="events in the synthetic logs")
     ap.add_argument("--baseline", default=DEFAULT_BASELINE, help="git ref of the baseline tree")
     ap.add_argument("--no-baseline", action="store_true")
@@ -359,7 +376,7 @@ def main() -> None:
             dbs = Databases(backend, tmp, args.pg)
             try:
                 if not args.skip_clients:
-                    bench_clients(backend, dbs, trees, clients, args.seconds, args.commands, args.cap)
+                    bench_clients(backend, dbs, trees, clients, args.seconds, args.commands, args.cap, args.rounds)
                 if not args.skip_history:
                     bench_history(backend, dbs, trees, sizes, tmp, logs)
             finally:

@@ -98,6 +98,8 @@ class Outcome(msgspec.Struct, frozen=True):
     duplicate: bool = False
     #: the state the events were decided on (to describe them); None for a duplicate
     before: Any = None
+    #: the events as stored (envelope and hash), when this command appended them
+    records: tuple[Recorded, ...] = ()
 
 
 class MatchService:
@@ -419,7 +421,8 @@ class MatchService:
             match.apply(event, version)
             version += 1
         snapshots.after_commit(self.store, match)
-        return Outcome(match.id, appended.first_version, appended.positions, events, before=before)
+        return Outcome(match.id, appended.first_version, appended.positions, events, before=before,
+                       records=appended.records)
 
     def _check_key(self, stream: str, command_id: str | None, key: str | None) -> None:
         """A ``CommandConflict`` when another request holds ``command_id``'s caller key."""

@@ -9,6 +9,7 @@ The Structs double as the HTTP service's OpenAPI schema.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -183,7 +184,9 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
         earlier = [r for r in svc.records(match.id) if r.version < outcome.first_version]
         before = aggregate.fold(match.id, earlier).state
     last = outcome.first_version + len(outcome.events) - 1
-    records = svc.store.read_stream(match_stream(match.id), outcome.first_version, last) if outcome.events else []
+    records: Sequence[Recorded] = outcome.records
+    if outcome.events and not records:  # a retried command's: read back
+        records = svc.store.read_stream(match_stream(match.id), outcome.first_version, last)
     secrets = sees_secrets(viewer, viewer == ALL, match_over(match))
     events = []
     for rec in records:

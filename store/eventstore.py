@@ -91,6 +91,9 @@ class Appended(msgspec.Struct, frozen=True):
     last_version: int
     positions: list[int]
     duplicate: bool = False
+    #: the events as stored, envelope and hash, when ``append`` wrote them (so that
+    #: whoever shows them need not read them back); empty for a duplicate
+    records: tuple[Recorded, ...] = ()
 
 
 def chain_hash(
@@ -373,7 +376,10 @@ class EventStore:
         self._remember(stream_id, version, prev)
         if self.sealer is not None:
             self.sealer.appended(self, len(rows), rows)
-        return Appended(stream_id, expected_version + 1, version, positions)
+        records = tuple(Recorded(pos, sid, ver, tag, schema, at, who, cid, before, digest, event)
+                        for pos, (sid, ver, tag, schema, _, at, who, cid, before, digest), event
+                        in zip(positions, rows, events))
+        return Appended(stream_id, expected_version + 1, version, positions, records=records)
 
     def append_commands(
         self,

@@ -40,6 +40,10 @@ def test_append_then_read_stream(store):
     assert records[0].recorded_at.tzinfo is not None
     assert store.read_stream("match-a", from_version=2, to_version=2)[0].event == Noted(n=2)
     assert store.stream_version("match-a") == 3 and store.stream_version("nope") == 0
+    # an append hands back its records exactly as they read back (a duplicate none: it wrote nothing)
+    assert list(first.records) + list(second.records) == records
+    again = store.append("match-a", notes(1, 2), 0, command_id="c1", actor="ann")
+    assert again.duplicate and again.records == () and again.positions == first.positions
 
 
 def test_recorded_at_keeps_microseconds(db_url):

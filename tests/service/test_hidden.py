@@ -598,13 +598,15 @@ def play_and_check(table: Table, data, *, deals: int, last_deal_steps: int, max_
     """Play with commands drawn by hypothesis from each seat's legal list (read over
     HTTP); every read checked after every step. ``deals`` deals are started, each played
     out but the last, which stops after ``last_deal_steps`` commands (and any deal after
-    ``max_deal_steps``)."""
+    ``max_deal_steps``). A table that deals by itself stops once it has dealt the deal
+    after the last (checked once): drawn deals dealt again would otherwise go on for as
+    long as the match does, and every step re-reads the whole log."""
     game = table.game
     table.check_all()
     started = in_deal = 0
     while True:
         match = table.match()
-        if match.status == "finished" or in_deal == max_deal_steps or (
+        if match.status == "finished" or in_deal == max_deal_steps or started > deals or (
                 started >= deals and in_deal == last_deal_steps):
             break
         if game.can_deal(match.state):

@@ -242,6 +242,26 @@ def test_a_paused_standby_is_skipped_within_the_lag_bound(served, replica, prima
             cluster.standby_sql("SELECT pg_wal_replay_resume()")
 
 
+def test_a_stream_opened_before_the_standby_has_its_match_gets_the_backlog(served, replica, open_sse, td):
+    """A seat opens its live stream as soon as the TD has created and dealt the match,
+    before the standby has replayed either: the backlog comes from the primary (a read
+    from the standby would not know the match and would end the stream)."""
+    url, _ = served
+    cluster = replica[2]
+    cluster.wait_replayed()
+    cluster.standby_sql("SELECT pg_wal_replay_pause()")
+    try:
+        with httpx.Client(base_url=url, timeout=30) as http:
+            mid, tokens = _new_match(http, td)
+            dealt = http.get(f"/matches/{mid}/events", headers=bearer(td)).json()[-1]["position"]
+            for name in ("ann", None):
+                stream = open_sse(f"{url}/matches/{mid}/stream", bearer(tokens[name]) if name else {})
+                stream.wait_for(dealt)
+                assert [m["data"]["type"] for m in stream.messages][:2] == ["match.created", "match.deal-started"]
+    finally:
+        cluster.standby_sql("SELECT pg_wal_replay_resume()")
+
+
 @pytest.mark.postgres
 def test_hidden_information_stays_hidden_on_the_replica_path(replica, served, primary_store, td, open_sse):
     """The property check of ``test_hidden`` (every seat's state, events, live stream and

@@ -91,9 +91,17 @@ class Appended(msgspec.Struct, frozen=True):
     last_version: int
     positions: list[int]
     duplicate: bool = False
-    #: the events as stored, envelope and hash, when ``append`` wrote them (so that
+    #: the events as stored, envelope and hash, when this call wrote them (so that
     #: whoever shows them need not read them back); empty for a duplicate
     records: tuple[Recorded, ...] = ()
+
+
+def _as_recorded(positions: Sequence[int], rows: Sequence[tuple[Any, ...]],
+                 events: Sequence[Event]) -> tuple[Recorded, ...]:
+    """Written rows (``EventStore._rows``) at their positions, as a read gives them back."""
+    return tuple(Recorded(pos, sid, ver, tag, schema, at, who, cid, before, digest, event)
+                 for pos, (sid, ver, tag, schema, _, at, who, cid, before, digest), event
+                 in zip(positions, rows, events, strict=True))
 
 
 def chain_hash(
@@ -376,10 +384,8 @@ class EventStore:
         self._remember(stream_id, version, prev)
         if self.sealer is not None:
             self.sealer.appended(self, len(rows), rows)
-        records = tuple(Recorded(pos, sid, ver, tag, schema, at, who, cid, before, digest, event)
-                        for pos, (sid, ver, tag, schema, _, at, who, cid, before, digest), event
-                        in zip(positions, rows, events))
-        return Appended(stream_id, expected_version + 1, version, positions, records=records)
+        return Appended(stream_id, expected_version + 1, version, positions,
+                        records=_as_recorded(positions, rows, events))
 
     def append_commands(
         self,
@@ -427,11 +433,13 @@ class EventStore:
         self._remember(stream_id, version, prev)
         if self.sealer is not None:
             self.sealer.appended(self, len(rows), rows)
+        stored = _as_recorded(positions, rows, [event for events, _, _ in commands for event in events])
         appended = []
         start = 0
         for _, _, first, last in records:
             count = last - first + 1
-            appended.append(Appended(stream_id, first, last, positions[start:start + count]))
+            appended.append(Appended(stream_id, first, last, positions[start:start + count],
+                                     records=stored[start:start + count]))
             start += count
         return appended
 
@@ -491,12 +499,13 @@ class EventStore:
                 if actual != expected:
                     raise ConcurrencyConflict(stream_id, expected, actual) from None
             raise
+        stored = _as_recorded(positions, rows, [event for _, events, _ in batches for event in events])
         appended = []
         for (stream_id, version, head), (_, _, first, last) in zip(heads, commands):
             self._remember(stream_id, version, head)
             count = last - first + 1
-            appended.append(Appended(stream_id, first, last, positions[:count]))
-            positions = positions[count:]
+            appended.append(Appended(stream_id, first, last, positions[:count], records=stored[:count]))
+            positions, stored = positions[count:], stored[count:]
         if self.sealer is not None:
             self.sealer.appended(self, len(rows), rows)
         return appended

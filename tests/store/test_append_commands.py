@@ -78,6 +78,7 @@ def test_a_batch_stores_the_rows_of_one_append_per_command(twin_urls):
         if batched.backend == "sqlite":
             assert rows_batched == rows_single and together == one_by_one
         assert [r[0] for r in rows_batched] == [p for a in together for p in a.positions]
+        assert [r for a in together for r in a.records] == batched.read_stream("s")  # as they read back
         assert batched.command_rows() == single.command_rows()
         assert verify(batched).ok
     finally:

@@ -92,6 +92,8 @@ def test_multi_stream_append_is_applied_once_per_command_id(store):
     start = first[0].positions[0]
     assert [a.positions for a in first] == [[start], [start + 1, start + 2]]
     assert [r.position for r in store.iter_all(0)] == [start, start + 1, start + 2]
+    # each stream's records handed back as they read back
+    assert [list(a.records) for a in first] == [store.read_stream("series-s"), store.read_stream("match-c")]
     if store.backend == "sqlite":
         assert start == 1
     again = store.append_together(batches, command_id="create-1")

@@ -43,11 +43,15 @@ def play_out_deal(svc, mid):
 
 
 def test_a_match_without_a_seed_has_none_and_shuffles_each_deal_afresh(svc, store):
-    a, b = (svc.create("uxinjo", ["ann", "bob", "cy"]) for _ in range(2))
-    assert store.read_stream(stream_of(a))[0].event.seed is None
-    svc.deal(a)
+    b = svc.create("uxinjo", ["ann", "bob", "cy"])
     svc.deal(b)
-    play_out_deal(svc, a)
+    for _ in range(10):  # a first deal that reaches finito ends its match: take one that goes on
+        a = svc.create("uxinjo", ["ann", "bob", "cy"])
+        assert store.read_stream(stream_of(a))[0].event.seed is None
+        svc.deal(a)
+        play_out_deal(svc, a)
+        if svc.load(a).status == "in_progress":
+            break
     svc.deal(a)
     first, second = deals_of(store, a)
     other = deals_of(store, b)[0]

@@ -32,6 +32,13 @@ on the file's write lock (64 clients: 2,800 commands/s at 16 calls, 2,200 at 48)
 keeps 16. More processes use more cores: ``kartludo
 serve --workers N``.
 
+The server's share counts too: on a slower 2-core machine (1,500-2,000 commands/s at 16
+clients) the machine was 80% busy, half of it PostgreSQL's. There a backend spent about
+315 us of CPU per append, 55 us per empty catch-up read and 73 us on a bare ``SELECT 1``
+round trip; 64 / 16 read 0.73-0.88 over three rounds, the baseline's 0.72-1.07, and
+store calls at once (16, 32, 48) made no difference outside the noise. One run per
+figure can be a fifth off there: use ``--rounds 3``.
+
     python bench/scaling.py [--clients 1,16,64] [--commands 600] [--seconds 10] [--rounds 1] [--sizes 10000,1000000]
                             [--baseline REF | --no-baseline] [--pg URL | --no-pg]
                             [--skip-clients] [--skip-history]

@@ -98,7 +98,7 @@ class Outcome(msgspec.Struct, frozen=True):
     duplicate: bool = False
     #: the state the events were decided on (to describe them); None for a duplicate
     before: Any = None
-    #: the events as stored (envelope and hash), when this command appended them
+    #: ``events`` as stored (envelope and hash): as appended, or read back for a duplicate
     records: tuple[Recorded, ...] = ()
 
 
@@ -437,7 +437,7 @@ class MatchService:
     def _original(self, match_id: str, appended: Appended) -> Outcome:
         records = self.store.read_stream(stream_of(match_id), appended.first_version, appended.last_version)
         return Outcome(match_id, appended.first_version, appended.positions, [r.event for r in records],
-                       duplicate=True)
+                       duplicate=True, records=tuple(records))
 
     # --- views -----------------------------------------------------------------
     def viewer(self, match: Match, player: str | None, all_hands: bool = False) -> Viewer:

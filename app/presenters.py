@@ -9,7 +9,6 @@ The Structs double as the HTTP service's OpenAPI schema.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -21,7 +20,6 @@ from kartludo.app.replay import Replay, is_ruling_or_settlement, turn_units
 from kartludo.app.visibility import Reading, Shown, events_of, match_over, read_after, redact, sees_secrets
 from kartludo.engine.base import ALL, Viewer
 from kartludo.events.base import to_builtins
-from kartludo.events.streams import match_stream
 from kartludo.store import Recorded
 from kartludo.store.transfer import format_us
 
@@ -183,13 +181,9 @@ def outcome_out(svc: MatchService, match: Match, outcome: Outcome, viewer: Viewe
     if before is None:  # a retried command: fold to the state its events were decided on
         earlier = [r for r in svc.records(match.id) if r.version < outcome.first_version]
         before = aggregate.fold(match.id, earlier).state
-    last = outcome.first_version + len(outcome.events) - 1
-    records: Sequence[Recorded] = outcome.records
-    if outcome.events and not records:  # a retried command's: read back
-        records = svc.store.read_stream(match_stream(match.id), outcome.first_version, last)
     secrets = sees_secrets(viewer, viewer == ALL, match_over(match))
     events = []
-    for rec in records:
+    for rec in outcome.records:
         shown = redact(match.game, before, rec.event, viewer, secrets=secrets)
         exact = viewer == ALL and shown == rec.event
         text = describe(match.game, before, rec.event, viewer, match.players)

@@ -14,7 +14,7 @@ import msgspec
 
 from kartludo.app import aggregate
 from kartludo.app.aggregate import Match, describe, step
-from kartludo.app.errors import AppError
+from kartludo.app.errors import AppError, UnknownMatch
 from kartludo.app.visibility import Reading
 from kartludo.engine.base import ALL, Game, Viewer
 from kartludo.events.base import Event
@@ -106,7 +106,9 @@ def deal_numbers(records: list[Recorded]) -> list[int]:
 
 def build(match_id: str, records: list[Recorded], deal: int | None = None) -> Replay:
     """Every event of ``deal`` (default: the latest), from its DealStarted to the next."""
-    if not records or not isinstance(records[0].event, MatchCreated):
+    if not records:
+        raise UnknownMatch(f"no match {match_id!r}")
+    if not isinstance(records[0].event, MatchCreated):
         raise AppError(f"match {match_id} has no MatchCreated event")
     deals = deal_numbers(records)
     if not deals:

@@ -29,10 +29,13 @@ class Env:
     def read(self, run: Callable[[Any], Any]) -> Any:
         """``run(store)`` for a read of events: on a replica (``--read-db``) caught up
         within ``--read-max-lag`` and with this process's own writes, else (or if the
-        replica fails meanwhile) on the primary; without --read-db, on the store."""
+        replica fails meanwhile, or does not know the match yet) on the primary; without
+        --read-db, on the store."""
         if not self.read_urls or self.writes:  # a command that writes reads its writes on the primary
             return run(self.store)
-        return self.router().read(run, client=self)
+        from kartludo.app.errors import UnknownMatch
+
+        return self.router().read(run, client=self, behind=(UnknownMatch,))
 
     def read_models(self, run: Callable[[Any, bool], Any]) -> Any:
         """``run(store, refreshed)`` for a read of the projections (standings, lists, the

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from litestar import Request
 
+from kartludo.app.errors import UnknownMatch
 from kartludo.app.matches import MatchService
 from kartludo.app.tokens import Principal, TokenIndex
 from kartludo.projections import refresh
@@ -61,11 +62,13 @@ class Services:
     def read(self, who: Principal | None, run: Callable[[MatchService], T], *, fence: int = 0) -> T:
         """``run`` over a replica that has ``who``'s own writes (and ``fence``), else over
         the primary (``store.replicas``); without replicas, simply over ``self.svc``.
-        Only for reads of events: commands and deals use the primary, projections
-        ``read_models``."""
+        A replica that does not know the match yet (created by another client, not yet
+        replayed) leaves the read to the primary. Only for reads of events: commands and
+        deals use the primary, projections ``read_models``."""
         if self.reads is None:
             return run(self.svc)
-        return self.reads.read(lambda store: run(self._reader(store)), client=_client(who), fence=fence)
+        return self.reads.read(lambda store: run(self._reader(store)), client=_client(who), fence=fence,
+                               behind=(UnknownMatch,))
 
     def read_models(self, who: Principal | None, run: Callable[[EventStore, bool], T]) -> T:
         """``run(store, refreshed)`` for a read of the projections (standings, lists, the

@@ -234,10 +234,14 @@ class ReadRouter:
                 return replica.store, replica
         return self.primary, None
 
-    def read(self, run: Callable[[EventStore], T], *, client: Hashable = None, fence: int = 0) -> T:
+    def read(self, run: Callable[[EventStore], T], *, client: Hashable = None, fence: int = 0,
+             behind: tuple[type[BaseException], ...] = ()) -> T:
         """``run(store)`` on a replica safe for ``client`` (its own writes, and
         ``fence``), else on the primary; a replica that fails meanwhile is put in
-        back-off and ``run`` is repeated on the primary."""
+        back-off and ``run`` is repeated on the primary. ``behind``: what ``run`` raises
+        when the replica has not yet replayed what the read is about (a match created
+        since, by another client): ``run`` is repeated on the primary, the replica
+        stays in use."""
         need = max(fence, self.fence(client)) if client is not None else fence
         store, replica = self.choose(need)
         if replica is None:
@@ -247,6 +251,9 @@ class ReadRouter:
             result = run(store)
         except (DatabaseUnavailable, StoreBusy, OSError, *_SQL_FAILURES) as exc:
             self._failed(replica, exc)
+            self.primary_reads += 1
+            return run(self.primary)
+        except behind:
             self.primary_reads += 1
             return run(self.primary)
         replica.reads += 1

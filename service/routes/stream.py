@@ -7,7 +7,6 @@ new event and every second, so a revoked token's stream ends within a second.
 from __future__ import annotations
 
 import asyncio
-import time
 import weakref
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -72,7 +71,6 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
     sv = _services(request)
     who = await anyio.to_thread.run_sync(sv.caller, request)
     mid = await anyio.to_thread.run_sync(lambda: sv.svc.resolve(match_id))
-    opened = time.monotonic()  # the match exists on the primary by now
     viewer = viewer_of(who, mid)
     slot = sv.streams.take(who, request.client.host if request.client else "unknown")
     try:
@@ -91,10 +89,7 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
             seen = after
             changed = True  # the backlog first
             quiet_since = loop.time()
-            # a read must see the commit behind it: the backlog, the match's creation (a
-            # replica that has not replayed it yet would not know the match); a wake-up, the
-            # commit that woke the stream
-            woke = opened
+            woke = 0.0  # the backlog needs only the caller's own writes; a wake-up, the commit behind it
             while True:
                 wake = sv.live.changed_for(mid)  # this match's commits only
                 taken = sv.live.generation  # what was bumped before: the read below must see it

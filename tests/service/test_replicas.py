@@ -242,23 +242,38 @@ def test_a_paused_standby_is_skipped_within_the_lag_bound(served, replica, prima
             cluster.standby_sql("SELECT pg_wal_replay_resume()")
 
 
-def test_a_stream_opened_before_the_standby_has_its_match_gets_the_backlog(served, replica, open_sse, td):
-    """A seat opens its live stream as soon as the TD has created and dealt the match,
-    before the standby has replayed either: the backlog comes from the primary (a read
-    from the standby would not know the match and would end the stream)."""
-    url, _ = served
-    cluster = replica[2]
+def test_reads_of_a_match_the_standby_has_not_replayed_yet_go_to_the_primary(served, replica, open_sse, td):
+    """A seat (or anyone) reads a match as soon as the TD has created and dealt it,
+    before the standby has replayed either: the standby does not know the match, so the
+    primary answers (the live stream's backlog, ``/events``, ``/replay`` and the CLI's
+    replay, even within a lag bound the standby meets), and the stream does not end."""
+    from click.testing import CliRunner
+
+    from kartludo.cli.main import cli
+
+    url, services = served
+    primary, standby, cluster = replica
     cluster.wait_replayed()
     cluster.standby_sql("SELECT pg_wal_replay_pause()")
+    bound, services.reads.max_lag = services.reads.max_lag, 3600  # the paused standby stays eligible
     try:
         with httpx.Client(base_url=url, timeout=30) as http:
             mid, tokens = _new_match(http, td)
             dealt = http.get(f"/matches/{mid}/events", headers=bearer(td)).json()[-1]["position"]
             for name in ("ann", None):
-                stream = open_sse(f"{url}/matches/{mid}/stream", bearer(tokens[name]) if name else {})
+                who = bearer(tokens[name]) if name else {}
+                stream = open_sse(f"{url}/matches/{mid}/stream", who)
                 stream.wait_for(dealt)
                 assert [m["data"]["type"] for m in stream.messages][:2] == ["match.created", "match.deal-started"]
+                events = http.get(f"/matches/{mid}/events", headers=who)
+                assert events.status_code == 200 and events.json()[-1]["position"] == dealt, events.text
+                replay = http.get(f"/matches/{mid}/replay", headers=who)
+                assert replay.status_code == 200 and replay.json()["deal"] == 1, replay.text
+        read = CliRunner().invoke(cli, ["--db", primary, "--read-db", standby, "--read-max-lag", "3600",
+                                        "replay", mid, "--json"])
+        assert read.exit_code == 0 and '"deal"' in read.output, read.output
     finally:
+        services.reads.max_lag = bound
         cluster.standby_sql("SELECT pg_wal_replay_resume()")
 
 

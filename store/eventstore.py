@@ -219,7 +219,7 @@ class EventStore:
         else:
             from kartludo.store.postgres import PostgresDriver
 
-            self._driver = PostgresDriver()
+            self._driver = PostgresDriver(self._new_connection)
 
     @classmethod
     def open(cls, url: str, *, create: bool = True, clock: Callable[[], int] = now_us) -> EventStore:
@@ -233,8 +233,18 @@ class EventStore:
             store.sealer = AutoSealer(every)
         return store
 
+    def _new_connection(self) -> Any:
+        """A driver connection of its own, outside the pool (a driver's background
+        work must not wait behind the calls that fill the pool), autocommit."""
+        import psycopg
+
+        url = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        return psycopg.connect(url, autocommit=True)
+
     def close(self) -> None:
-        """Close every connection: the store's idle ones and the engine's pool."""
+        """Close every connection: the store's idle ones, the engine's pool and the
+        driver's own (on PostgreSQL, after the NOTIFYs still due are sent)."""
+        self._driver.close()
         with self._idle_lock:
             idle, self._idle = self._idle, []
         for pooled in idle:

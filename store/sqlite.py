@@ -25,6 +25,9 @@ class SqliteDriver:
     horizon_expr = ""
     quick_horizon_expr = ""
 
+    def close(self) -> None:
+        """Nothing of its own to close: live streams poll SQLite."""
+
     def enter(self, conn: Any) -> None:
         """Nothing to set: the engine's connect hook already made the connection ours."""
 

@@ -136,9 +136,22 @@ def _append_sql(conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any
     transaction id."""
     escaping = pq.Escaping(conn.pgconn)
     encoding = conn.info.encoding
+    #: each text quoted once: the rows of an append repeat their stream, type, actor and command id
+    quoted: dict[Any, bytes] = {}
+
+    def literal(value: Any) -> bytes:
+        kind = type(value)
+        if kind is int:
+            return b"%d" % value
+        if kind is bytes:
+            return _literal(value, escaping, encoding)
+        text = quoted.get(value)
+        if text is None:
+            text = quoted[value] = _literal(value, escaping, encoding)
+        return text
 
     def values(row: Sequence[Any]) -> bytes:
-        return b", ".join([_literal(v, escaping, encoding) for v in row])
+        return b", ".join([literal(v) for v in row])
 
     place = b"(" + PLACE.encode()
     parts = [b"BEGIN", _APPENDING.encode()]
@@ -289,6 +302,17 @@ class Notifier:
             self._pending, self._due, self._urgent = set(), False, False
             return (None if pending is None else sorted(pending)), upto
 
+    @staticmethod
+    def _send(conn: Any, streams: list[str]) -> None:
+        """One transaction notifying ``streams``: one libpq call (psycopg's cursor
+        costs the GIL several times as much)."""
+        escaping = pq.Escaping(conn.pgconn)
+        encoding = conn.info.encoding
+        channel = _literal(NOTIFY_CHANNEL, escaping, encoding)
+        sql = b"SELECT " + b", ".join(
+            [b"pg_notify(" + channel + b", " + _literal(s, escaping, encoding) + b")" for s in streams])
+        _run(conn, conn.pgconn.exec_(sql), pq.ExecStatus.TUPLES_OK)
+
     def _run(self) -> None:
         conn = None
         try:
@@ -297,8 +321,7 @@ class Notifier:
                 try:
                     if conn is None:
                         conn = self._connect()
-                    conn.execute("SELECT pg_notify(%s, s) FROM unnest(%s::text[]) AS s",
-                                 (NOTIFY_CHANNEL, streams if streams is not None else [ANY_STREAM]))
+                    self._send(conn, streams if streams is not None else [ANY_STREAM])
                 except psycopg.Error as exc:
                     log.warning("NOTIFY failed (%s); trying again in %.0f s", exc, self.RETRY_S)
                     with contextlib.suppress(psycopg.Error):

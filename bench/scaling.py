@@ -26,18 +26,19 @@ process holds the GIL about 90% of the time from 16 clients on; a command costs 
 round trips (the catch-up read and the append, about 25 us of client CPU each in libpq
 and the kernel) and its Python work. Past the store's calls at once (the pool's size)
 threads wait for a call while the calls that hold one wait for the GIL behind them: at
-16 calls, 64 clients gave 0.8x the commands/s of 16; at 48 (PostgreSQL's pool size
-since, ``store/database.py``) 0.85-1.0. SQLite is the other way round: its calls queue
-on the file's write lock (64 clients: 2,800 commands/s at 16 calls, 2,200 at 48), so it
-keeps 16. More processes use more cores: ``kartludo
-serve --workers N``.
+16 calls, 64 clients gave 0.8x the commands/s of 16; at 24, 0.7x what they gave at 64
+(PostgreSQL's pool size since, ``store/database.py``). SQLite is the other way round: its
+calls queue on the file's write lock (64 clients: 2,800 commands/s at 16 calls, 2,200 at
+48), so it keeps 16. More processes use more cores: ``kartludo serve --workers N``.
 
-The server's share counts too: on a slower 2-core machine (1,500-2,000 commands/s at 16
-clients) the machine was 80% busy, half of it PostgreSQL's. There a backend spent about
-315 us of CPU per append, 55 us per empty catch-up read and 73 us on a bare ``SELECT 1``
-round trip; 64 / 16 read 0.73-0.88 over three rounds, the baseline's 0.72-1.07, and
-store calls at once (16, 32, 48) made no difference outside the noise. One run per
-figure can be a fifth off there: use ``--rounds 3``.
+The server's share counts too: on a slower 2-core machine (about 2,000 commands/s at 16
+clients) the machine was 80-90% busy, nearly half of it PostgreSQL's. There each append
+used to send its NOTIFY in a second transaction, and those serialise on the cluster's
+notification-queue lock: pgbench alone did 6,000 such appends/s at 16 clients and 3,500
+at 64, 6,900 and 7,500 without the NOTIFY. Since one thread per process sends them
+(``store.postgres.Notifier``), 64 / 16 went from 0.88 (two rounds) to 0.98, and to 1.09 with 64 store
+calls at once (three rounds each). One run per figure can be a fifth off there: use
+``--rounds 3``.
 
     python bench/scaling.py [--clients 1,16,64] [--commands 600] [--seconds 10] [--rounds 1] [--sizes 10000,1000000]
                             [--baseline REF | --no-baseline] [--pg URL | --no-pg]

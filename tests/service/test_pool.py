@@ -60,9 +60,9 @@ def test_serve_workers_share_the_pool_size_unless_it_is_set():
 
     pg, lite = "postgresql://postgres@127.0.0.1/club", "sqlite:///club.db"
     assert worker_pool(pg, 1, {}) == {}
-    assert worker_pool(pg, 2, {}) == {"KARTLUDO_POOL_SIZE": "24"}
-    assert worker_pool(pg, 4, {}) == {"KARTLUDO_POOL_SIZE": "12"}
+    assert worker_pool(pg, 2, {}) == {"KARTLUDO_POOL_SIZE": "32"}
+    assert worker_pool(pg, 4, {}) == {"KARTLUDO_POOL_SIZE": "16"}
     assert worker_pool(pg, 16, {}) == {"KARTLUDO_POOL_SIZE": "8"}
     assert worker_pool(lite, 2, {}) == {"KARTLUDO_POOL_SIZE": "8"}
     assert worker_pool(pg, 4, {"KARTLUDO_POOL_SIZE": "40"}) == {}
-    assert worker_pool(pg, 4, {"KARTLUDO_POOL_SIZE": " "}) == {"KARTLUDO_POOL_SIZE": "12"}
+    assert worker_pool(pg, 4, {"KARTLUDO_POOL_SIZE": " "}) == {"KARTLUDO_POOL_SIZE": "16"}

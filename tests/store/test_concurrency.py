@@ -107,7 +107,7 @@ def test_the_pool_size_is_the_backends_unless_the_environment_sets_it(monkeypatc
             assert database.pool_limit(store.engine) == expected + database.POOL_OVERFLOW
         finally:
             store.close()
-    assert database.POOL_SIZES == {"sqlite": 16, "postgresql": 48}
+    assert database.POOL_SIZES == {"sqlite": 16, "postgresql": 64}
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "abc", "1.5", "1001", "4 4"])

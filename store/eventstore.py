@@ -7,7 +7,7 @@ close to the raw driver's throughput.
 
 Connections: every store call takes one connection and gives it back when the call
 ends, whatever the outcome (a broken one is discarded), so no thread keeps one between
-calls. They come from the engine's bounded pool; the store keeps a few idle ones in
+calls. They come from the engine's bounded pool; the store keeps its idle ones in
 hand (a stack: the warmest first, a few microseconds cheaper than the pool's checkout),
 and ``close()`` closes them all.
 
@@ -165,11 +165,12 @@ def now_us() -> int:
 #: the most events one append may write (PostgreSQL positions keep 16 bits for the row
 #: within its transaction; ``bulk_writer`` takes further blocks for an import)
 MAX_ROWS_PER_TRANSACTION = 1 << POSITION_ROW_BITS
-#: idle connections the store keeps in hand for its next calls, most recent first; the
-#: rest go back to the engine's pool (which bounds them all). None is kept while the
-#: pool is exhausted: a caller may be waiting on the pool, and only a connection given
-#: back to it wakes them.
-KEEP_IDLE = 8
+#: Idle connections: the store keeps them in hand for its next calls, most recent first,
+#: up to its calls at once (those it has no use for go back to the engine's pool, which
+#: bounds them all and keeps them open alike: 8 in hand at 16 calls made every call past
+#: the eighth pay the pool's checkout and reset). None is kept while the pool is
+#: exhausted: a caller may be waiting on the pool, and only a connection given back to it
+#: wakes them.
 #: how long ``settle`` waits by default for transactions still in flight
 SETTLE_SECONDS = 5.0
 #: ``horizon()`` where every committed row is settled (one writer at a time)
@@ -322,7 +323,7 @@ class EventStore:
                 pooled.close()
                 return
             with self._idle_lock:
-                if len(self._idle) < KEEP_IDLE and not self._pool_exhausted():
+                if len(self._idle) < self._slot_count and not self._pool_exhausted():
                     self._idle.append(pooled)
                     return
             self._release(pooled)

@@ -259,11 +259,3 @@ class ReadRouter:
         replica.reads += 1
         return result
 
-
-def reading(router: ReadRouter | None, primary: EventStore, run: Callable[[EventStore], T], *,
-            client: Hashable = None, fence: int = 0) -> T:
-    """``run`` through ``router`` when there is one, else on ``primary`` (the same call
-    either way, so code paths with and without replicas are one)."""
-    if router is None:
-        return run(primary)
-    return router.read(run, client=client, fence=fence)

@@ -258,4 +258,3 @@ class ReadRouter:
             return run(self.primary)
         replica.reads += 1
         return result
-

@@ -49,20 +49,18 @@ def _drew(n: int = 1) -> list[Drew]:
 
 
 @pytest.fixture
-def pg_store(pg_url):
-    upgrade(create_engine(pg_url))
-    store = EventStore.open(pg_url)
-    yield store
-    store.close()
+def db_url(pg_url):
+    """Here the shared ``store`` fixture's database is PostgreSQL only."""
+    return pg_url
 
 
-def test_every_stream_appended_is_notified_by_every_kind_of_append(pg_store, pg_url):
+def test_every_stream_appended_is_notified_by_every_kind_of_append(store, pg_url):
     tag = uuid.uuid4().hex[:8]
     one, many, a, b = (f"match-{tag}-{name}" for name in ("one", "cmds", "a", "b"))
     with _listener(pg_url) as listen:
-        pg_store.append(one, _drew(3), 0, actor="t")
-        pg_store.append_commands(many, [(_drew(2), "t", "c1"), (_drew(1), "t", None)], 0)
-        pg_store.append_together([(a, _drew(1), 0), (b, _drew(2), 0)], actor="t")
+        store.append(one, _drew(3), 0, actor="t")
+        store.append_commands(many, [(_drew(2), "t", "c1"), (_drew(1), "t", None)], 0)
+        store.append_together([(a, _drew(1), 0), (b, _drew(2), 0)], actor="t")
         assert _heard(listen, {one, many, a, b}) == {one, many, a, b}
 
 
@@ -102,28 +100,28 @@ def test_a_process_that_appends_and_ends_still_wakes_the_listeners(pg_url):
         assert _heard(listen, {stream}, wait=1.0) == {stream}
 
 
-def test_an_idle_notifier_ends_its_thread_and_the_next_append_starts_one(pg_store, pg_url):
-    notifier = pg_store._driver.notifier
+def test_an_idle_notifier_ends_its_thread_and_the_next_append_starts_one(store, pg_url):
+    notifier = store._driver.notifier
     notifier.LINGER_S = 0.2
     tag = uuid.uuid4().hex[:8]
     with _listener(pg_url) as listen:
-        pg_store.append(f"match-{tag}-1", _drew(), 0, actor="t")
+        store.append(f"match-{tag}-1", _drew(), 0, actor="t")
         assert _heard(listen, {f"match-{tag}-1"}) == {f"match-{tag}-1"}
         deadline = time.monotonic() + WAIT_S
         while notifier._thread is not None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert notifier._thread is None, "the notifier's thread outlived its linger"
-        pg_store.append(f"match-{tag}-2", _drew(), 0, actor="t")
+        store.append(f"match-{tag}-2", _drew(), 0, actor="t")
         assert _heard(listen, {f"match-{tag}-2"}) == {f"match-{tag}-2"}
 
 
-def test_appends_from_many_threads_are_all_notified(pg_store, pg_url):
+def test_appends_from_many_threads_are_all_notified(store, pg_url):
     tag = uuid.uuid4().hex[:8]
     streams = {f"match-{tag}-{i}-{n}" for i in range(8) for n in range(25)}
 
     def run(i: int) -> None:
         for n in range(25):
-            pg_store.append(f"match-{tag}-{i}-{n}", _drew(), 0, actor="t")
+            store.append(f"match-{tag}-{i}-{n}", _drew(), 0, actor="t")
 
     with _listener(pg_url) as listen:
         threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]

@@ -259,7 +259,7 @@ class Notifier:
             self._posted += 1
             if self._thread is None:
                 self._closed = False
-                self._thread = threading.Thread(target=self._run, name="kartludo-notify", daemon=True)
+                self._thread = threading.Thread(target=self._loop, name="kartludo-notify", daemon=True)
                 self._thread.start()
                 _live_notifiers.add(self)
             if not self._due:
@@ -313,7 +313,8 @@ class Notifier:
             [b"pg_notify(" + channel + b", " + _literal(s, escaping, encoding) + b")" for s in streams])
         _run(conn, conn.pgconn.exec_(sql), pq.ExecStatus.TUPLES_OK)
 
-    def _run(self) -> None:
+    def _loop(self) -> None:
+        """The thread: take a batch, send it, until ``_take`` says to end."""
         conn = None
         try:
             while (batch := self._take()) is not None:

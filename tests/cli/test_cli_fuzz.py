@@ -56,7 +56,8 @@ def _values(world: dict[str, str]) -> st.SearchStrategy[str]:
 
 
 #: command lines; "{name}" is a hole, filled with hostile values or, mostly, with a good
-#: value (its world's entry, or the text after "=") so the command gets deep enough to matter
+#: value (its world's entry, or the text after "=" or "#") so the command gets deep enough
+#: to matter; "{#n}" is a count, never a large one the command would accept
 COMMANDS = [
     ["match", "new", "{=uxinjo}", "--players", "{=ann,bob,cy}", "--seed", "{=7}", "--option", "{=needed_base=2}",
      "--command-id", "{=c1}"],
@@ -83,19 +84,38 @@ COMMANDS = [
     ["token", "revoke", "{td}", "--by", "{=cli}", "--reason", "{=left}"],
     ["projections", "rebuild", "{=matches}"],
     ["events", "export", "{dealt}"],
-    ["simulate", "{=uxinjo}", "--matches", "{=1}", "--seed", "{=5}", "--max-deals", "{=1}", "--bots",
+    ["simulate", "{=uxinjo}", "--matches", "{#1}", "--seed", "{=5}", "--max-deals", "{#1}", "--bots",
      "{=random}"],
-    ["demo", "--matches", "{=1}", "--seed", "{=5}"],  # refused on a database that holds events: after the options
+    ["demo", "--matches", "{#1}", "--seed", "{=5}"],  # refused on a database that holds events: after the options
     ["hypo", "new", "{played}", "--deal", "{=1}", "--step", "{=2}"],
     ["match", "check", "{played}", "--deal", "{=1}"],
 ]
+
+
+#: the most a count hole ("{#…}") may ask for when its hostile value is a count the
+#: command accepts: simulate --matches 37778 --max-deals 533 is good input, and it ran
+#: for hours in one run (the refusals at the edges, 0 and 100,001, are still sent)
+MOST_WORK = 2
+
+
+def _runs_long(value: str) -> bool:
+    """``value`` is a count the command would accept and work through: more than
+    ``MOST_WORK``, within the largest count any bounded option takes."""
+    try:
+        n = int(value)  # as click reads an INT (" 7 ", "+7", "7_000" too)
+    except ValueError:
+        return False
+    return MOST_WORK < n <= 100_000
 
 
 def _hole(part: str, world: dict[str, str], hostile: st.SearchStrategy[str]) -> st.SearchStrategy[str] | None:
     if not (part.startswith("{") and part.endswith("}")):
         return None
     name = part[1:-1]
-    good = name[1:] if name.startswith("=") else world[name]
+    if name.startswith("#"):  # a count: hostile values, but none that means hours of good work
+        good, hostile = name[1:], hostile.filter(lambda v: not _runs_long(v))
+    else:
+        good = name[1:] if name.startswith("=") else world[name]
     return st.one_of(st.just(good), st.just(good), hostile)  # mostly good: the rest of the line then matters
 
 

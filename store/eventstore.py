@@ -165,12 +165,6 @@ def now_us() -> int:
 #: the most events one append may write (PostgreSQL positions keep 16 bits for the row
 #: within its transaction; ``bulk_writer`` takes further blocks for an import)
 MAX_ROWS_PER_TRANSACTION = 1 << POSITION_ROW_BITS
-#: Idle connections: the store keeps them in hand for its next calls, most recent first,
-#: up to its calls at once (those it has no use for go back to the engine's pool, which
-#: bounds them all and keeps them open alike: 8 in hand at 16 calls made every call past
-#: the eighth pay the pool's checkout and reset). None is kept while the pool is
-#: exhausted: a caller may be waiting on the pool, and only a connection given back to it
-#: wakes them.
 #: how long ``settle`` waits by default for transactions still in flight
 SETTLE_SECONDS = 5.0
 #: ``horizon()`` where every committed row is settled (one writer at a time)
@@ -322,6 +316,11 @@ class EventStore:
                 pooled.invalidate()
                 pooled.close()
                 return
+            # Kept in hand for the next calls, most recent first, up to the calls at once
+            # (the pool would keep it open alike; 8 in hand at 16 calls made every call
+            # past the eighth pay the pool's checkout and reset). None is kept while the
+            # pool is exhausted: someone may be waiting on it, and only a connection
+            # given back to it wakes them.
             with self._idle_lock:
                 if len(self._idle) < self._slot_count and not self._pool_exhausted():
                     self._idle.append(pooled)

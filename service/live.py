@@ -158,16 +158,12 @@ class LiveHub:
                                  a=after, b=upto)
         return [row[0] for row in rows]
 
-    def _conninfo(self) -> str:
-        url = self.store.engine.url.set(drivername="postgresql")
-        return url.render_as_string(hide_password=False)
-
     async def _listen(self) -> None:
         import psycopg
 
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(self._conninfo(), autocommit=True) as conn:
+                async with await psycopg.AsyncConnection.connect(self.store.conninfo(), autocommit=True) as conn:
                     await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     self.wrote(None)  # anything committed while (re)connecting
                     async for note in conn.notifies():

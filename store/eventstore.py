@@ -228,13 +228,17 @@ class EventStore:
             store.sealer = AutoSealer(every)
         return store
 
+    def conninfo(self) -> str:
+        """The database as libpq takes it (PostgreSQL), for a connection outside the
+        pool: the notifier's, a LISTEN."""
+        return self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
     def _new_connection(self) -> Any:
         """A driver connection of its own, outside the pool (a driver's background
         work must not wait behind the calls that fill the pool), autocommit."""
         import psycopg
 
-        url = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        return psycopg.connect(url, autocommit=True)
+        return psycopg.connect(self.conninfo(), autocommit=True)
 
     def close(self) -> None:
         """Close every connection: the store's idle ones, the engine's pool and the

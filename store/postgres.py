@@ -57,7 +57,6 @@ PLACE = f"(pg_current_xact_id()::text::bigint << {POSITION_ROW_BITS}) + "
 _INSERT_AT = f"INSERT INTO events (position, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES (%s, %s, %s, %s)"
 _XID = "SELECT pg_current_xact_id()::text::bigint"
-_NOTIFY = "SELECT pg_notify(%s, %s)"
 #: the shared advisory lock every transaction that writes events takes first, before
 #: it has a transaction id: a reader finds the appenders still running by it. Keys
 #: ``APPENDING`` to ``APPENDING + SPREAD - 1``, one per backend (its pid modulo
@@ -435,7 +434,7 @@ class PostgresDriver:
         return rows
 
     def bulk(self, conn: Any, more: Callable[[], int]) -> _Bulk:
-        return _Bulk(conn, more)
+        return _Bulk(conn, more, self.notifier)
 
     def fresh_block(self, conn: Any) -> int:
         """The first position of a block no other transaction will use: a transaction
@@ -490,9 +489,10 @@ class _Bulk:
     #: rows placed per block of positions (at most 2**16; smaller in tests)
     block = 1 << POSITION_ROW_BITS
 
-    def __init__(self, conn: Any, more: Callable[[], int]) -> None:
+    def __init__(self, conn: Any, more: Callable[[], int], notifier: Notifier) -> None:
         self.conn = conn
         self.more = more
+        self.notifier = notifier
         with conn.cursor() as cur:
             cur.execute("BEGIN")
             cur.execute(_APPENDING)
@@ -516,7 +516,7 @@ class _Bulk:
     def commit(self) -> None:
         with self.conn.cursor() as cur:
             cur.execute("COMMIT")
-            cur.execute(_NOTIFY, (NOTIFY_CHANNEL, ANY_STREAM))
+        self.notifier.post(None)  # any stream: an import names none
 
     def rollback(self) -> None:
         if self.conn.pgconn.transaction_status != TransactionStatus.IDLE:

@@ -115,6 +115,25 @@ def test_an_idle_notifier_ends_its_thread_and_the_next_append_starts_one(store, 
         assert _heard(listen, {f"match-{tag}-2"}) == {f"match-{tag}-2"}
 
 
+def test_an_import_notifies_any_stream_through_the_notifier(store, pg_url, tmp_path):
+    """A bulk import names no stream: it posts ``ANY_STREAM`` like any other write
+    (one way to send a NOTIFY), and close() sends it."""
+    import io
+
+    from kartludo.store.transfer import export_events, import_events
+
+    source = EventStore.open(f"sqlite:///{tmp_path / 'source.db'}")
+    source.append(f"match-{uuid.uuid4().hex[:8]}", _drew(2), 0, actor="t")
+    exported = io.BytesIO()
+    export_events(source, exported)
+    source.close()
+    with _listener(pg_url) as listen:
+        store._driver.notifier.WINDOW_S = 30.0  # only close() can send it in time
+        import_events(store, exported.getvalue().splitlines(), unsigned=True)
+        store.close()
+        assert _heard(listen, {ANY_STREAM}, wait=1.0) == {ANY_STREAM}
+
+
 def test_appends_from_many_threads_are_all_notified(store, pg_url):
     tag = uuid.uuid4().hex[:8]
     streams = {f"match-{tag}-{i}-{n}" for i in range(8) for n in range(25)}

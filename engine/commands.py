@@ -10,6 +10,7 @@ legal. A game's ``parse_command`` is one generic lookup over its ``command_types
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -190,8 +191,34 @@ class Sided(Card):
 
 
 _COUNTS = {1: "one", 2: "two", 3: "three", 4: "four"}
-#: each command type's verb, as ``Command.text`` shows it
-_VERBS: dict[type, str] = {}
+#: each command type's printer, made once (``Command.text``)
+_TEXTS: dict[type, Callable[[Command], str]] = {}
+
+
+def _printer(cls: type[Command]) -> Callable[[Command], str]:
+    """``cls.text`` as one function: a legal listing prints commands by the thousand
+    (to sort them and to show them), and most verbs take one card, one list of cards
+    or nothing. Every other shape prints its ``args()``."""
+    verb = cls.verb()
+    own_args = cls.args is not Command.args
+    arguments = cls.arguments
+    if not arguments and not own_args:
+        return lambda command: verb
+    if len(arguments) == 1 and not own_args:
+        arg, head = arguments[0], verb + " "
+        field = operator.attrgetter(arg.field) if hasattr(arg, "field") else None
+        if type(arg) in (Card, Word):
+            return lambda command: head + field(command)  # type: ignore[misc]
+        if type(arg) is Cards:
+            def cards(command: Command) -> str:
+                words = field(command)  # type: ignore[misc]
+                return head + " ".join(words) if words else verb
+            return cards
+
+    def generic(command: Command) -> str:
+        args = command.args()
+        return f"{verb} {' '.join(args)}" if args else verb
+    return generic
 
 
 class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb", gc=False):
@@ -267,9 +294,12 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="verb", gc=Fa
         return [word for arg in self.arguments for word in arg.show(self)]
 
     def text(self) -> str:
-        verb = _VERBS.get(type(self)) or _VERBS.setdefault(type(self), self.verb())  # listed by the thousand
-        args = self.args()
-        return f"{verb} {' '.join(args)}" if args else verb
+        """The command as the CLI takes it: ``verb WORD…``."""
+        cls = type(self)
+        printer = _TEXTS.get(cls)
+        if printer is None:
+            printer = _TEXTS.setdefault(cls, _printer(cls))
+        return printer(self)
 
     def __lt__(self, other: Command) -> bool:  # sorted legal commands
         return (self.seat, self.text()) < (other.seat, other.text())

@@ -95,6 +95,7 @@ class Checker:
             self.coverage.seats_not_to_act += 1
         for command in legal:  # every legal command reads back from its own words
             assert type(command).parse(seat, command.args()) == command, command.text()
+            assert command.text() == " ".join([command.verb(), *command.args()])  # text's fast printers
         sample = legal
         if spec.legal_sample is not None and len(legal) > spec.legal_sample:
             sample = self.rng.sample(legal, spec.legal_sample)

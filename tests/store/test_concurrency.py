@@ -296,30 +296,37 @@ def test_import_refuses_a_command_id_used_twice_on_a_stream(store, tmp_path):
 _INSERT_ONE = f"INSERT INTO events (position, {_COLUMNS}) VALUES ({PLACE}%s{', %s' * 10})"
 
 
-def _late_writer(store: EventStore, url: str, stream: str):
+def _late_writer(store: EventStore, url: str, stream: str, *, via: str = "statements"):
     """A connection that has begun writing ``stream`` (so holds a transaction id older
-    than any append after it) and has not committed."""
+    than any append after it) and has not committed: by statements, as a write of
+    several commands goes, or by the append function, as one command's append goes."""
     import psycopg
 
-    from kartludo.store.postgres import _APPENDING, _INSERT_COMMAND
+    from kartludo.store.postgres import _APPENDING, _INSERT_COMMAND, _command_sql
 
     rows, _ = store._rows(stream, notes(7), 0, "late", "", store.clock())
     conn = psycopg.connect(url.replace("postgresql+psycopg", "postgresql"))
-    conn.execute(_APPENDING)  # as every append does, before it has a transaction id
-    conn.execute(_INSERT_ONE, (0, *rows[0]))
-    conn.execute(_INSERT_COMMAND, (stream, "late", 1, 1))
+    if via == "function":
+        sql = _command_sql(conn, rows, [(stream, "late", 1, 1)])
+        assert sql is not None
+        conn.execute(sql)  # psycopg's transaction stays open around it
+    else:
+        conn.execute(_APPENDING)  # as every append does, before it has a transaction id
+        conn.execute(_INSERT_ONE, (0, *rows[0]))
+        conn.execute(_INSERT_COMMAND, (stream, "late", 1, 1))
     position = conn.execute("SELECT pg_current_xact_id()::text::bigint << 16").fetchone()[0]
     return conn, position
 
 
 @pytest.mark.postgres
-def test_followers_stop_below_a_transaction_still_running(pg_url):
+@pytest.mark.parametrize("via", ["statements", "function"])
+def test_followers_stop_below_a_transaction_still_running(pg_url, via):
     from kartludo.store.database import create_engine, upgrade
 
     upgrade(create_engine(pg_url))
     store = EventStore.open(pg_url)
     store.append("a", notes(1), 0)
-    late, late_position = _late_writer(store, pg_url, "late")
+    late, late_position = _late_writer(store, pg_url, "late", via=via)
     after = [store.append(f"b{i}", notes(i), 0).positions[0] for i in range(3)]
     assert min(after) > late_position  # appends that began later sort later...
     assert store.horizon() <= late_position  # ...and wait behind the open transaction
@@ -331,6 +338,43 @@ def test_followers_stop_below_a_transaction_still_running(pg_url):
     assert store.settle()
     rest = store.read_all(seen[-1].position if seen else 0)
     assert [r.stream_id for r in rest if r.stream_id != "a"] == ["late", "b0", "b1", "b2"]
+    store.close()
+
+
+@pytest.mark.postgres
+def test_one_commands_append_is_one_call_of_the_append_function_agreeing_with_the_store(pg_url, monkeypatch):
+    """The function (migration 0011) takes the appenders' lock before its transaction
+    has an id and places rows as the store does; a write of several commands goes as
+    statements. Both give each transaction's rows contiguous positions from its id."""
+    import kartludo.store.postgres as postgres
+    from kartludo.store.database import create_engine, upgrade
+    from kartludo.store.schema import POSITION_ROW_BITS
+
+    engine = create_engine(pg_url)
+    upgrade(engine)
+    with engine.connect() as conn:
+        body = conn.exec_driver_sql("SELECT pg_get_functiondef('kartludo_append'::regproc)").scalar()
+    lock = f"pg_advisory_xact_lock_shared({postgres.APPENDING} + pg_backend_pid() % {postgres.SPREAD})"
+    assert lock in body and f"(xid << {POSITION_ROW_BITS}) + r.i - 1" in body
+    assert body.index(lock) < body.index("pg_current_xact_id()")
+    sent: list[bytes] = []
+    real = postgres._command_sql
+    monkeypatch.setattr(postgres, "_command_sql", lambda *a: sent.append(s := real(*a)) or s)
+    store = EventStore.open(pg_url)
+    one = store.append("f", notes(1, 2, 3), 0, command_id="one", actor="ann")
+    both = store.append_together([("g", notes(4), 0), ("h", notes(5, 6), 0)], actor="bob")
+    store.append("f", notes(7), 3, command_id="one")  # a retry: the original, nothing written
+    assert [s is not None for s in sent] == [True, False, True]
+    assert sent[0].startswith(b"SELECT kartludo_append(")
+    for positions in (one.positions, [p for a in both for p in a.positions]):
+        base = positions[0] >> POSITION_ROW_BITS << POSITION_ROW_BITS
+        assert positions == [base + i for i in range(len(positions))]
+    records = store.read_stream("f")
+    assert [(r.version, r.event, r.actor, r.command_id) for r in records] == [
+        (v, Noted(n=v), "ann", "one") for v in (1, 2, 3)]
+    assert [r.position for r in records] == one.positions
+    assert store.find_command("f", "one").positions == one.positions
+    assert verify(store).ok
     store.close()
 
 

@@ -129,3 +129,27 @@ def test_catching_up_raises_the_young_gc_threshold_and_always_restores_it():
     release.set()
     thread.join(10)
     assert gc.get_threshold() == before
+
+
+def test_inserted_rows_read_back_exactly_whatever_their_text(store):
+    """``insert_rows`` (COPY on PostgreSQL, executemany elsewhere) keeps every value:
+    text with tabs, newlines, backslashes, quotes and non-ASCII, NULL against the
+    string "\\N", booleans and 64-bit integers."""
+    import sqlalchemy as sa
+
+    from kartludo.projections.runner import insert_rows
+    from kartludo.projections.schema import matches, results
+
+    texts = ["tab\there", "line\nbreak\r\n", "back\\slash \\N", "quote ' \" ;", "Þórður ŝajnas 牌", "\\N", ""]
+    match_rows = [(f"m{i}", "uxinjo", "in_progress", i, text, None if i % 2 else text, 2**62 + i, -i,
+                   None if i % 3 else 2**63 - 1) for i, text in enumerate(texts)]
+    result_rows = [("m0", f"p{i}", "hakamo", i, 4, -2**31 + i, i, i % 2 == 0, None if i % 2 else -7, i, -i,
+                    i % 2 == 1, None if i < 2 else "s\t1", 2**40 + i, 2**62) for i in range(4)]
+    with store.engine.begin() as conn:
+        insert_rows(conn, matches, match_rows)
+        insert_rows(conn, results, result_rows)
+    with store.engine.connect() as conn:
+        got = [tuple(r) for r in conn.execute(sa.select(matches).order_by(matches.c.deal))]
+        got_results = [tuple(r) for r in conn.execute(sa.select(results).order_by(results.c.seat))]
+    assert got == match_rows
+    assert got_results == result_rows

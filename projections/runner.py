@@ -166,7 +166,9 @@ def insert_rows(conn: sa.Connection, table: Table, rows: list[tuple[Any, ...]]) 
     if postgres:
         # COPY, in the connection's transaction: one statement for the rows, where
         # executemany runs one per row (a rebuild spent more on that than on its folds)
-        with conn.connection.driver_connection.cursor() as cur, cur.copy(sql) as copy:
+        driver = conn.connection.driver_connection
+        assert driver is not None  # a connection in use
+        with driver.cursor() as cur, cur.copy(sql) as copy:
             for row in rows:
                 copy.write_row(row)
         return

@@ -300,6 +300,8 @@ class EventStore:
             ) from None
         except sqlalchemy.exc.DBAPIError as exc:
             raise DatabaseUnavailable(f"cannot open {self.url}: {first_line(exc.orig)}") from None
+        except self._driver.OperationalError as exc:  # the pool's checkout leaves the driver's error unwrapped
+            raise DatabaseUnavailable(f"cannot open {self.url}: {first_line(exc)}") from None
         self._driver.enter(pooled.driver_connection)
         return pooled
 

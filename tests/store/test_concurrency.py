@@ -485,6 +485,33 @@ def test_verify_compares_commands_a_page_at_a_time(store, monkeypatch):
     assert len(problems) == 2
 
 
+def test_a_connection_that_cannot_be_opened_fails_the_call_clearly(db_url, monkeypatch):
+    """A new connection refused by the server (a standby just stopped) reaches the store
+    as the driver's own error, unwrapped by the pool's checkout: the call fails with a
+    ``DatabaseUnavailable`` naming the database (what a replica read falls back on),
+    and the next call, the server back, works."""
+    from kartludo.store.database import create_engine, upgrade
+    from kartludo.store.errors import DatabaseUnavailable
+
+    upgrade(create_engine(db_url))
+    store = EventStore.open(db_url)
+    store._idle.clear()  # nothing in hand: the next call opens a connection
+    real = store.engine.raw_connection
+
+    def refused() -> None:
+        raise store._driver.OperationalError("connection failed: Connection refused")
+
+    monkeypatch.setattr(store.engine, "raw_connection", refused)
+    with pytest.raises(DatabaseUnavailable, match=r"cannot open .*Connection refused"):
+        store.read_stream("a")
+    with pytest.raises(DatabaseUnavailable, match=r"cannot open .*Connection refused"):
+        store.append("a", notes(1), 0)
+    monkeypatch.setattr(store.engine, "raw_connection", real)
+    assert store.append("a", notes(1), 0).last_version == 1
+    assert [r.event.n for r in store.read_stream("a")] == [1]
+    store.close()
+
+
 @pytest.mark.postgres
 def test_a_connection_killed_between_calls_fails_one_call_clearly_then_is_replaced(pg_url):
     """The append and the hot read talk to libpq directly: a server that dropped their

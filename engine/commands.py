@@ -204,16 +204,16 @@ def _printer(cls: type[Command]) -> Callable[[Command], str]:
     arguments = cls.arguments
     if not arguments and not own_args:
         return lambda command: verb
-    if len(arguments) == 1 and not own_args:
-        arg, head = arguments[0], verb + " "
-        field = operator.attrgetter(arg.field) if hasattr(arg, "field") else None
-        if type(arg) in (Card, Word):
-            return lambda command: head + field(command)  # type: ignore[misc]
+    arg = arguments[0] if len(arguments) == 1 and not own_args else None
+    if type(arg) in (Card, Cards, Word):  # exactly these: a subclass may show itself otherwise
+        assert isinstance(arg, (Card, Word))
+        field, head = operator.attrgetter(arg.field), verb + " "
         if type(arg) is Cards:
             def cards(command: Command) -> str:
-                words = field(command)  # type: ignore[misc]
+                words = field(command)
                 return head + " ".join(words) if words else verb
             return cards
+        return lambda command: head + field(command)
 
     def generic(command: Command) -> str:
         args = command.args()

@@ -135,13 +135,11 @@ def _literal(value: Any, escaping: pq.abc.Escaping, encoding: str) -> bytes:
     raise TypeError(f"no SQL literal for {kind.__name__}")
 
 
-def _append_sql(conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> bytes:
-    """A write of several commands as one query string: BEGIN, the appender lock, the
-    event rows (each at its index in the transaction), the command records, COMMIT,
-    then the transaction id."""
+def _literals(conn: Any) -> Callable[[Any], bytes]:
+    """SQL literals for one write on ``conn``, each text quoted once (the rows of a
+    write repeat their stream, type, actor and command id)."""
     escaping = pq.Escaping(conn.pgconn)
     encoding = conn.info.encoding
-    #: each text quoted once: the rows of an append repeat their stream, type, actor and command id
     quoted: dict[Any, bytes] = {}
 
     def literal(value: Any) -> bytes:
@@ -154,6 +152,15 @@ def _append_sql(conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any
         if text is None:
             text = quoted[value] = _literal(value, escaping, encoding)
         return text
+
+    return literal
+
+
+def _append_sql(conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> bytes:
+    """A write of several commands as one query string: BEGIN, the appender lock, the
+    event rows (each at its index in the transaction), the command records, COMMIT,
+    then the transaction id."""
+    literal = _literals(conn)
 
     def values(row: Sequence[Any]) -> bytes:
         return b", ".join([literal(v) for v in row])
@@ -189,21 +196,15 @@ def _command_sql(conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[An
         if (row[0] != stream or row[1] != first + i or row[5] != recorded_at or row[6] != actor
                 or row[7] != command_id):
             return None
-    escaping = pq.Escaping(conn.pgconn)
-    encoding = conn.info.encoding
+    literal = _literals(conn)
 
-    def text(value: str) -> bytes:
-        return _literal(value, escaping, encoding)
+    def column(i: int) -> bytes:
+        return b", ".join([literal(row[i]) for row in rows])
 
-    types: dict[str, bytes] = {}  # an append's rows often share a type
     return b"SELECT kartludo_append(%s, %d, %s, %s, %d, ARRAY[%s]::text[], ARRAY[%s]::integer[], " \
         b"ARRAY[%s]::bytea[], ARRAY[%s]::bytea[], ARRAY[%s]::bytea[])" % (
-            text(stream), first, text(command_id), text(actor), recorded_at,
-            b", ".join([types.get(r[2]) or types.setdefault(r[2], text(r[2])) for r in rows]),
-            b", ".join([b"%d" % r[3] for r in rows]),
-            b", ".join([_literal(r[4], escaping, encoding) for r in rows]),
-            b", ".join([_literal(r[8], escaping, encoding) for r in rows]),
-            b", ".join([_literal(r[9], escaping, encoding) for r in rows]))
+            literal(stream), first, literal(command_id), literal(actor), recorded_at,
+            column(2), column(3), column(4), column(8), column(9))
 
 
 def _run(conn: Any, result: pq.abc.PGresult, want: pq.ExecStatus) -> pq.abc.PGresult:

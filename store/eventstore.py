@@ -842,11 +842,13 @@ class EventStore:
         return self._query(sql, prepared=True, **params)
 
     @contextlib.contextmanager
-    def exclusive(self, lock: int) -> Iterator[Exclusive]:
+    def exclusive(self, lock: int | None = None) -> Iterator[Exclusive]:
         """One write transaction that holds ``lock`` (PostgreSQL: an advisory lock;
         SQLite: the file's write lock) until it commits when the block ends; rolled
         back if it raises. For the store's own bookkeeping beside the events (the
-        global chain and its seals), never for events themselves."""
+        global chain and its seals, snapshots), never for events themselves. Without
+        a lock, a plain write transaction on the driver's shortest path (SQLite still
+        takes its file's write lock)."""
         try:
             with self._connection() as conn:
                 tx = Exclusive(self._driver, conn)

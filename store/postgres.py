@@ -514,12 +514,13 @@ class PostgresDriver:
             cur.executemany("INSERT INTO chain (position, n, stream_id, version, hash) VALUES (%s, %s, %s, %s, %s)",
                             rows)
 
-    def begin_exclusive(self, conn: Any, lock: int) -> None:
-        """A transaction holding an advisory lock: one writer of that kind at a time,
-        appends to ``events`` not held up."""
+    def begin_exclusive(self, conn: Any, lock: int | None) -> None:
+        """A transaction holding an advisory lock (when ``lock`` is given): one writer
+        of that kind at a time, appends to ``events`` not held up."""
         with conn.cursor() as cur:
             cur.execute("BEGIN")
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+            if lock is not None:
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
 
 
 class _Bulk:

@@ -76,7 +76,7 @@ class SqliteDriver:
     def insert_chain(self, conn: Any, rows: list[tuple[Any, ...]]) -> None:
         conn.executemany("INSERT INTO chain (position, n, stream_id, version, hash) VALUES (?, ?, ?, ?, ?)", rows)
 
-    def begin_exclusive(self, conn: Any, lock: int) -> None:
+    def begin_exclusive(self, conn: Any, lock: int | None) -> None:
         """The file's write lock is the only lock there is."""
         conn.execute("BEGIN IMMEDIATE")
 

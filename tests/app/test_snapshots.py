@@ -137,3 +137,24 @@ def test_an_overturn_after_a_snapshot_recomputes_from_the_snapshots_ledger(store
     assert first not in [rid for seat in full.state.penalties for rid in seat]
     assert cold.state.ledger.count == len(fouls) + sum(
         1 for r in records if type(r.event).__name__ in ("Settled", "DealDrawn"))
+
+
+def test_the_table_keeps_the_newest_rows_of_a_stream_and_code_and_replaces_one_written_again(store):
+    """The store's own contract, apart from folding: a row written again at its
+    version replaces it; each (stream, code) keeps its newest ``KEEP`` rows, whatever
+    another stream or code holds."""
+    for version in range(1, table.KEEP + 3):
+        assert table.save(store, "m-a", "c1", version, bytes([version]) * 32, b"a%d" % version)
+    assert table.save(store, "m-a", "c2", 1, bytes(32), b"other code")
+    assert table.save(store, "m-b", "c1", 1, bytes(32), b"other stream")
+    newest = table.KEEP + 2
+    assert table.save(store, "m-a", "c1", newest, bytes([99]) * 32, b"again")
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT stream_id, code, version FROM snapshots "
+                                    "ORDER BY stream_id, code, version")).all()
+    assert [tuple(r) for r in rows] == (
+        [("m-a", "c1", v) for v in range(newest - table.KEEP + 1, newest + 1)]
+        + [("m-a", "c2", 1), ("m-b", "c1", 1)])
+    snap = table.nearest(store, "m-a", "c1")
+    assert (snap.version, snap.event_hash, snap.state) == (newest, bytes([99]) * 32, b"again")
+    assert table.nearest(store, "m-a", "c1", below=newest).state == b"a%d" % (newest - 1)

@@ -175,26 +175,38 @@ def insert_rows(conn: sa.Connection, table: Table, rows: list[tuple[Any, ...]]) 
     conn.exec_driver_sql(sql, rows)
 
 
-def checkpoint(conn: sa.Connection, name: str, *, lock: bool = False) -> int:
-    """The projection's position; with ``lock``, held until the transaction ends
-    (PostgreSQL row lock; SQLite's BEGIN IMMEDIATE already serialises writers)."""
-    query = sa.select(checkpoints.c.position).where(checkpoints.c.name == name)
-    value = conn.execute(query).scalar()
-    if value is None:
-        # two runners may create the row at once: the second insert does nothing
-        create: sa.Insert
+def checkpoints_of(conn: sa.Connection, names: list[str], *, lock: bool = False) -> list[int]:
+    """The projections' positions, in ``names`` order, each row created at 0 when
+    missing; with ``lock``, held until the transaction ends (PostgreSQL row locks, taken
+    in name order; SQLite's BEGIN IMMEDIATE already serialises writers). One read for
+    all of them: a catch-up asks at every batch."""
+    query = sa.select(checkpoints.c.name, checkpoints.c.position).where(checkpoints.c.name.in_(names))
+    if lock and conn.dialect.name == "postgresql":
+        query = query.order_by(checkpoints.c.name).with_for_update()
+    found = dict(conn.execute(query).all())
+    missing = [name for name in dict.fromkeys(names) if name not in found]
+    if missing:
+        # two runners may create the rows at once: the second insert does nothing
+        create: Any
         if conn.dialect.name == "postgresql":
             from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-            create = pg_insert(checkpoints).values(name=name, position=0).on_conflict_do_nothing()
+            create = pg_insert(checkpoints)
         else:
             from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-            create = sqlite_insert(checkpoints).values(name=name, position=0).on_conflict_do_nothing()
-        conn.execute(create)
-    if lock and conn.dialect.name == "postgresql":
-        query = query.with_for_update()
-    return int(conn.execute(query).scalar_one())
+            create = sqlite_insert(checkpoints)
+        conn.execute(create.values([{"name": n, "position": 0} for n in missing]).on_conflict_do_nothing())
+        found = dict(conn.execute(query).all())
+    return [int(found[name]) for name in names]
+
+
+def advance(conn: sa.Connection, names: list[str], position: int) -> None:
+    """Move the named checkpoints to ``position``, never back (one that is ahead of it
+    stays where it is)."""
+    conn.execute(sa.update(checkpoints)
+                 .where(checkpoints.c.name.in_(names), checkpoints.c.position < position)
+                 .values(position=position))
 
 
 #: the young generation's threshold while catching up: a batch holds its thousands of
@@ -250,11 +262,12 @@ def _catch_up(store: EventStore, projections: list[Projection], folder: MatchFol
     select = ""
     read = 0
     batches = 0
+    names = [p.name for p in projections]
     while max_batches is None or batches < max_batches:
         with store.engine.connect() as raw:
             conn = raw.execution_options(kartludo_write=True)
             with conn.begin():
-                positions = [checkpoint(conn, p.name, lock=True) for p in projections]
+                positions = checkpoints_of(conn, names, lock=True)
                 start = min(positions)
                 select = select or _select(store, "named" if conn.dialect.paramstyle in ("named", "qmark")
                                            else "pyformat")
@@ -272,11 +285,7 @@ def _catch_up(store: EventStore, projections: list[Projection], folder: MatchFol
                 except BaseException:
                     folder.forget()  # states may have run ahead of the rolled-back rows
                     raise
-                last = records[-1].position
-                for p, position in zip(projections, positions):
-                    if position < last:  # never rewind one that is ahead of this batch
-                        conn.execute(sa.update(checkpoints).where(checkpoints.c.name == p.name)
-                                     .values(position=last))
+                advance(conn, names, records[-1].position)
         read += len(records)
         batches += 1
     return read
@@ -301,7 +310,7 @@ def reset(store: EventStore, projection: Projection) -> None:
     with store.engine.connect() as raw:
         conn = raw.execution_options(kartludo_write=True)
         with conn.begin():
-            checkpoint(conn, projection.name, lock=True)
+            checkpoints_of(conn, [projection.name], lock=True)
             for table in projection.tables:
                 conn.execute(sa.delete(table))
             conn.execute(sa.update(checkpoints).where(checkpoints.c.name == projection.name).values(position=0))

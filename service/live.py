@@ -41,6 +41,17 @@ ANY_STREAM = "*"
 log = logging.getLogger(__name__)
 
 
+async def woken(wake: asyncio.Event, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``wake``; whether it is set now. Asked of the
+    event, not of how the wait ended: ``asyncio.wait_for`` may time out in the very loop
+    iteration that sets the event (the waiting task is cancelled before it resumes), and
+    a stream that took that for "nothing new" slept on a fresh event, its commit's
+    wake-up lost until the next commit to its match."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(wake.wait(), timeout=timeout)
+    return wake.is_set()
+
+
 class LiveHub:
     def __init__(self, store: EventStore, url: str) -> None:
         self.store = store

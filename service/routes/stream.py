@@ -25,7 +25,7 @@ from kartludo.service import schemas as s
 from kartludo.service.auth import viewer_of
 from kartludo.service.deps import MatchId
 from kartludo.service.errors import responses
-from kartludo.service.live import MatchFeed
+from kartludo.service.live import MatchFeed, woken
 from kartludo.service.services import Services
 
 Position = Annotated[int, Parameter(ge=0, le=2**62)]
@@ -104,12 +104,9 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
                     seen = ev.position
                     quiet_since = loop.time()
                     yield ServerSentEventMessage(data=encode(ev).decode(), event=ev.type, id=ev.position)
-                try:
-                    await asyncio.wait_for(wake.wait(), timeout=TOKEN_CHECK_SECONDS)
-                    changed = True
+                changed = await woken(wake, TOKEN_CHECK_SECONDS)
+                if changed:
                     woke = sv.woken_at(wake)
-                except TimeoutError:
-                    changed = False
                 if not changed and loop.time() - quiet_since >= KEEP_ALIVE_SECONDS:
                     quiet_since = loop.time()
                     yield ServerSentEventMessage(comment="keep-alive", data=None)

@@ -3,6 +3,7 @@ a live stream gets every event once, in order, whoever writes them."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 import time
@@ -19,7 +20,8 @@ from kartludo.engine.base import ALL, PUBLIC, IllegalCommand
 from kartludo.engine.registry import game_names
 from kartludo.events.base import to_builtins
 from kartludo.events.streams import match_stream as stream_of
-from kartludo.service.live import MatchFeed
+from kartludo.service.live import MatchFeed, woken
+from kartludo.service.routes import stream as stream_route
 from kartludo.store import EventStore
 
 PLAYERS = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
@@ -138,4 +140,53 @@ def test_a_follower_gets_every_event_once_under_concurrent_writers(server, sse, 
         f.wait_for(positions[-1], timeout=15)
         time.sleep(0.3)  # anything duplicated would arrive now
         assert [int(m["id"]) for m in f.messages] == positions
+    http.close()
+
+
+def test_a_wake_up_counts_when_the_wait_for_it_gives_up_in_the_same_turn():
+    """``asyncio.wait_for`` may give up on a wait whose event was set in the same turn of
+    the loop (here: at once, timeout 0, the waiting task cancelled before it ran): the
+    event decides, not how the wait ended."""
+    async def check() -> tuple[bool, bool, bool]:
+        wake = asyncio.Event()
+        wake.set()
+        gave_up = False
+        try:
+            await asyncio.wait_for(wake.wait(), timeout=0)
+        except TimeoutError:
+            gave_up = True
+        return gave_up, await woken(wake, 0), await woken(asyncio.Event(), 0.01)
+
+    gave_up, set_one, unset_one = asyncio.run(check())
+    assert set_one is True and unset_one is False
+    if not gave_up:
+        pytest.skip("this Python's wait_for does not give up on a set event (the race cannot occur)")
+
+
+def test_a_stream_whose_every_wait_times_out_still_sends_every_event(server, sse, td_token, monkeypatch):
+    """Every wait of the stream for its next wake-up gives up at once (the token check's
+    timeout set to 0), so each commit's wake-up lands as the wait times out: the stream
+    still sends every event (it had lost them all until a commit woke it normally)."""
+    monkeypatch.setattr(stream_route, "TOKEN_CHECK_SECONDS", 0)
+    http = httpx.Client(base_url=server, timeout=30)
+    created = http.post("/matches", json={"game": "uxinjo", "players": ["ann", "bob", "cy"], "seed": 4},
+                        headers=bearer(td_token)).json()
+    mid, tokens = created["match"], created["tokens"]
+    follower = sse(f"{server}/matches/{mid}/stream")
+    follower.wait_for(1)
+    dealt = http.post(f"/matches/{mid}/deals", json={}, headers=bearer(td_token))
+    assert dealt.status_code == 201, dealt.text
+    for _ in range(12):
+        follower.wait_for(http.get(f"/matches/{mid}/events").json()[-1]["position"], timeout=10)
+        to_act = http.get(f"/matches/{mid}/state").json()["to_act"]
+        if not to_act:
+            break
+        seat = bearer(tokens[to_act[0]])
+        verb, *args = http.get(f"/matches/{mid}/legal", headers=seat).json()[0].split()
+        done = http.post(f"/matches/{mid}/commands", json={"verb": verb, "args": args}, headers=seat)
+        assert done.status_code == 201, done.text
+    positions = [e["position"] for e in http.get(f"/matches/{mid}/events").json()]
+    follower.wait_for(positions[-1], timeout=10)
+    assert len(positions) > 10
+    assert [int(m["id"]) for m in follower.messages] == positions
     http.close()

@@ -190,10 +190,11 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
     """Server-Sent Events: the room's frame now and after every move; the link (or
     token) is checked again on every change and every second: closing the room ends
     its followers' streams."""
-    import asyncio
     import weakref
 
     import anyio
+
+    from kartludo.service.live import woken
 
     sv = _sv(request)
     store = sv.store
@@ -220,10 +221,7 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
                     out = await anyio.to_thread.run_sync(lambda: hearing.frame(store, record))
                     yield ServerSentEventMessage(event="frame", data=msgspec.json.encode(out).decode(),
                                                  id=f"{now[0]}.{now[1]}")
-                try:
-                    await asyncio.wait_for(wake.wait(), timeout=1.0)
-                except TimeoutError:
-                    pass
+                await woken(wake, 1.0)  # the room is read again each tick, woken or not
         finally:
             slot.release()
 

@@ -36,7 +36,7 @@ from kartludo.store.database import create_engine, upgrade  # noqa: E402
 from kartludo.store.transfer import export_events, import_events  # noqa: E402
 
 
-def rebuild_ratio(store: EventStore, label: str, repeat: int = 2) -> float:
+def rebuild_ratio(store: EventStore, label: str, repeat: int = 3) -> float:
     """Best-of-``repeat`` decode-only and rebuild rates; prints and returns the ratio."""
     decodes, rebuilds = [], []
     events = 0

@@ -13,6 +13,7 @@ import contextlib
 import gc
 import threading
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import msgspec
@@ -263,32 +264,65 @@ def _catch_up(store: EventStore, projections: list[Projection], folder: MatchFol
     read = 0
     batches = 0
     names = [p.name for p in projections]
-    while max_batches is None or batches < max_batches:
-        with store.engine.connect() as raw:
-            conn = raw.execution_options(kartludo_write=True)
-            with conn.begin():
-                positions = checkpoints_of(conn, names, lock=True)
-                start = min(positions)
-                select = select or _select(store, "named" if conn.dialect.paramstyle in ("named", "qmark")
-                                           else "pyformat")
-                rows = _driver_rows(conn, select, {"p": start, "n": batch, "h": _horizon(store, conn)})
-                if not rows:
-                    return read
-                records = store.records_from_rows(rows)
-                try:
-                    items: list[Item] = [(rec, folder.step(rec)) for rec in records]
-                    for p, position in zip(projections, positions):
-                        # a projection ahead of the others (they were reset): only its new events
-                        mine = items if position == start else [i for i in items if i[0].position > position]
-                        if mine:
-                            p.apply_batch(conn, mine)
-                except BaseException:
-                    folder.forget()  # states may have run ahead of the rolled-back rows
-                    raise
-                advance(conn, names, records[-1].position)
-        read += len(records)
-        batches += 1
+    # on a database server the next batch is read while this one folds and writes (``_Ahead``)
+    server = store.engine.dialect.name != "sqlite"
+    with ThreadPoolExecutor(1, thread_name_prefix="kartludo-read-ahead") as reader:
+        ahead: _Ahead | None = None
+        while max_batches is None or batches < max_batches:
+            with store.engine.connect() as raw:
+                conn = raw.execution_options(kartludo_write=True)
+                with conn.begin():
+                    positions = checkpoints_of(conn, names, lock=True)
+                    start = min(positions)
+                    records = ahead.records(start) if ahead is not None else None
+                    ahead = None
+                    if not records:
+                        select = select or _select(store, "named" if conn.dialect.paramstyle in ("named", "qmark")
+                                                   else "pyformat")
+                        rows = _driver_rows(conn, select, {"p": start, "n": batch, "h": _horizon(store, conn)})
+                        if not rows:
+                            return read
+                        records = store.records_from_rows(rows)
+                    if server and len(records) == batch and (max_batches is None or batches + 1 < max_batches):
+                        ahead = _Ahead(reader, store, records[-1].position, batch)
+                    try:
+                        items: list[Item] = [(rec, folder.step(rec)) for rec in records]
+                        for p, position in zip(projections, positions):
+                            # a projection ahead of the others (they were reset): only its new events
+                            mine = items if position == start else [i for i in items if i[0].position > position]
+                            if mine:
+                                p.apply_batch(conn, mine)
+                    except BaseException:
+                        folder.forget()  # states may have run ahead of the rolled-back rows
+                        raise
+                    advance(conn, names, records[-1].position)
+            read += len(records)
+            batches += 1
     return read
+
+
+class _Ahead:
+    """The settled events after ``after``, read (and decoded) on another connection
+    while the batch before them folds and writes: on PostgreSQL the server reads while
+    this process works, where the batch's own read left the process idle. Not on
+    SQLite: there the read is this process's own work, and two threads taking turns at
+    it made a rebuild a sixth slower. The read is the store's follower read (below its
+    horizon), so what it returns is a run of consecutive settled events right after
+    ``after``, a prefix of what the batch's own select would return; it is used only if
+    the checkpoints are still at ``after`` when the next batch begins."""
+
+    def __init__(self, reader: ThreadPoolExecutor, store: EventStore, after: int, batch: int) -> None:
+        self.after = after
+        self.future: Future[list[Recorded]] = reader.submit(store.read_all, after, batch)
+
+    def records(self, start: int) -> list[Recorded] | None:
+        """The events read ahead if the batch starts where they do, else None (the
+        caller reads for itself; it meets any error the read ahead met, too)."""
+        try:
+            records = self.future.result()
+        except Exception:  # noqa: BLE001 - the batch's own read reports it
+            return None
+        return records if start == self.after else None
 
 
 def _behind(store: EventStore, projections: list[Projection], select: str) -> bool:

@@ -10,6 +10,7 @@ appeals and decisions, and projections that start at different checkpoints.
 from __future__ import annotations
 
 import random
+import threading
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -153,3 +154,81 @@ def test_inserted_rows_read_back_exactly_whatever_their_text(store):
         got_results = [tuple(r) for r in conn.execute(sa.select(results).order_by(results.c.seat))]
     assert got == match_rows
     assert got_results == result_rows
+
+
+def _watch_read_ahead(monkeypatch) -> list[tuple[int, int, bool]]:
+    """(batch start, where the read ahead began, whether it was used) per batch that
+    had one."""
+    from kartludo.projections import runner
+
+    seen: list[tuple[int, int, bool]] = []
+    records = runner._Ahead.records
+
+    def watched(self, start):
+        got = records(self, start)
+        seen.append((start, self.after, got is not None))
+        return got
+
+    monkeypatch.setattr(runner._Ahead, "records", watched)
+    return seen
+
+
+def _one_at_a_time(store: EventStore) -> dict:
+    projections = all_projections()
+    for p in projections:
+        reset(store, p)
+    folder = MatchFolder(store)
+    while catch_up(store, projections, batch=1, max_batches=1, folder=folder):
+        pass
+    out = _dumps(store)
+    for p in projections:
+        reset(store, p)
+    return out
+
+
+def test_batches_read_ahead_while_the_one_before_writes_and_write_what_one_at_a_time_writes(store, monkeypatch):
+    """On a database server a catch-up of many batches reads each next batch on another
+    connection while the one before it folds and writes: the reads are used, and the
+    tables are what one event at a time gives (SQLite reads each batch in its own turn)."""
+    _random_log(store, [("uxinjo", "random", 3), ("hakamo", "heuristic", 1)], seed=11)
+    expected = _one_at_a_time(store)
+    seen = _watch_read_ahead(monkeypatch)
+    read = catch_up(store, all_projections(), batch=13)
+    assert read == store.count_events(after=0)
+    if store.engine.dialect.name == "sqlite":
+        assert seen == []
+    else:
+        assert len(seen) >= 3 and all(used and start == after for start, after, used in seen)
+    assert _dumps(store) == expected
+
+
+def test_a_read_ahead_is_dropped_when_another_runner_moved_the_checkpoints_meanwhile(store, monkeypatch):
+    """Between two batches of one runner another runner catches up to the end: the
+    first runner's read ahead (events the other has written since) is not applied
+    again, and the tables are what one event at a time gives."""
+    _random_log(store, [("uxinjo", "random", 2), ("laugavatnsmanni", "heuristic", 1)], seed=5)
+    expected = _one_at_a_time(store)
+    seen = _watch_read_ahead(monkeypatch)
+    connect = store.engine.connect
+    main = threading.current_thread()
+    state = {"connects": 0, "rival": None}
+
+    def connect_with_a_rival(*a, **kw):
+        if threading.current_thread() is main and state["rival"] is None:
+            state["connects"] += 1
+            if state["connects"] == 3:  # _behind's, the first batch's, now the second batch's
+                state["rival"] = 0
+                state["rival"] = catch_up(store, all_projections(), batch=50)
+                seen.clear()  # the rival's own reads ahead
+        return connect(*a, **kw)
+
+    monkeypatch.setattr(store.engine, "connect", connect_with_a_rival)
+    first = catch_up(store, all_projections(), batch=10)
+    monkeypatch.undo()
+    assert first == 10 and state["rival"] == store.count_events(after=0) - 10
+    if store.engine.dialect.name == "sqlite":
+        assert seen == []  # no read ahead there: the second batch simply found nothing left
+    else:
+        [(start, after, used)] = seen  # the second batch's: it began at the rival's end, past the read ahead
+        assert start > after and not used
+    assert _dumps(store) == expected

@@ -342,6 +342,43 @@ def test_followers_stop_below_a_transaction_still_running(pg_url, via):
 
 
 @pytest.mark.postgres
+def test_a_projection_reading_ahead_stops_below_a_transaction_still_running(pg_url):
+    """A catch-up of many small batches (each next one read ahead on another
+    connection) moves its checkpoint up to the open transaction and no further, though
+    later appends committed; after the commit it goes on over every event, once."""
+    from kartludo.projections.runner import Projection, catch_up
+    from kartludo.projections.schema import checkpoints
+    from kartludo.store.database import create_engine, upgrade
+
+    class Seen(Projection):
+        name = "seen"
+        tables = ()
+        positions: list[int] = []
+
+        def apply_batch(self, conn, items):
+            self.positions.extend(rec.position for rec, _ in items)
+
+    upgrade(create_engine(pg_url))
+    store = EventStore.open(pg_url)
+    for i in range(12):
+        store.append(f"a{i}", notes(i), 0)
+    late, late_position = _late_writer(store, pg_url, "late")
+    for i in range(12):
+        store.append(f"b{i}", notes(i), 0)
+    seen = Seen()
+    assert catch_up(store, seen, batch=3) == 12
+    assert all(p < late_position for p in seen.positions)
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.select(checkpoints.c.position).where(checkpoints.c.name == "seen")).scalar_one() \
+            == max(seen.positions)
+    late.commit()
+    late.close()
+    assert catch_up(store, seen, batch=3) == 13
+    assert seen.positions == all_positions(store)
+    store.close()
+
+
+@pytest.mark.postgres
 def test_one_commands_append_is_one_call_of_the_append_function_agreeing_with_the_store(pg_url, monkeypatch):
     """The function (migration 0011) takes the appenders' lock before its transaction
     has an id and places rows as the store does; a write of several commands goes as

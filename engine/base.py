@@ -38,6 +38,9 @@ PUBLIC = None
 Viewer = int | None
 
 #: the ``phase`` values every game's state uses between deals and once the match is over
+#: (each game's phase enum is a ``str`` enum: its members compare equal to these, at the
+#: cost of a string comparison, where ``.value`` is an enum descriptor call; a rebuild
+#: asks ``is_finished`` of every state)
 WAITING_DEAL = "waiting_deal"
 FINISHED = "finished"
 
@@ -410,11 +413,11 @@ class Game(abc.ABC, Generic[S]):
         return state.deal
 
     def is_finished(self, state: S) -> bool:
-        return bool(state.phase.value == FINISHED)
+        return state.phase == FINISHED
 
     def can_deal(self, state: S) -> bool:
         """True between deals when the rules accept a ``deal`` now (the checker decides)."""
-        if state.phase.value != WAITING_DEAL:
+        if state.phase != WAITING_DEAL:
             return False
         try:
             self.check(state, StartDeal(deck=self.deck(state.options)))

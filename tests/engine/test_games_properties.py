@@ -247,3 +247,23 @@ def test_a_seat_sees_exactly_its_own_dealt_cards_in_the_deal_event(name, n):
         own = Counter(game.view(after, seat)["hands"][names[seat]])
         assert own, "a seat is dealt cards"
         assert seen(seat) == own + public, f"{name}, {n} players: seat {seat}"
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_every_phase_enum_is_a_str_enum_whose_between_and_end_members_equal_the_shared_names(name):
+    """``Game.is_finished`` and ``can_deal`` compare a state's phase with the shared
+    strings directly (no ``.value``): that holds only for ``str`` enums that have both."""
+    import enum
+
+    from kartludo.engine.base import FINISHED, WAITING_DEAL
+    from kartludo.engine.registry import get_game
+    from kartludo.events.match import MatchCreated
+
+    game = get_game(name)
+    players = [f"p{i}" for i in range(game.player_counts[0])]
+    state = game.start(MatchCreated(game=name, ruleset=game.ruleset, players=players, seed=1))
+    phase = type(state.phase)
+    assert issubclass(phase, str) and issubclass(phase, enum.Enum)
+    assert {phase(WAITING_DEAL), phase(FINISHED)} <= set(phase)
+    assert phase(FINISHED) == FINISHED and phase(WAITING_DEAL) != FINISHED
+    assert not game.is_finished(state) and game.can_deal(state)

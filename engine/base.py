@@ -13,7 +13,7 @@ import enum
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import msgspec
 
@@ -413,11 +413,11 @@ class Game(abc.ABC, Generic[S]):
         return state.deal
 
     def is_finished(self, state: S) -> bool:
-        return state.phase == FINISHED
+        return cast(str, state.phase) == FINISHED  # a str enum (GameState.phase)
 
     def can_deal(self, state: S) -> bool:
         """True between deals when the rules accept a ``deal`` now (the checker decides)."""
-        if state.phase != WAITING_DEAL:
+        if cast(str, state.phase) != WAITING_DEAL:
             return False
         try:
             self.check(state, StartDeal(deck=self.deck(state.options)))

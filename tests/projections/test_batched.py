@@ -53,6 +53,20 @@ def _dumps(store: EventStore) -> dict:
     return {p.name: dump(store, p) for p in all_projections()}
 
 
+def _one_at_a_time(store: EventStore) -> dict:
+    """Every projection rebuilt one event at a time (its tables), then emptied again."""
+    projections = all_projections()
+    for p in projections:
+        reset(store, p)
+    folder = MatchFolder(store)
+    while catch_up(store, projections, batch=1, max_batches=1, folder=folder):
+        pass
+    out = _dumps(store)
+    for p in projections:
+        reset(store, p)
+    return out
+
+
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(plan=MATCHES, seed=st.integers(0, 10**6), batch=st.integers(2, 300), behind=st.integers(0, 3))
 def test_batched_catch_up_equals_one_event_at_a_time(tmp_path_factory, plan, seed, batch, behind):
@@ -61,16 +75,9 @@ def test_batched_catch_up_equals_one_event_at_a_time(tmp_path_factory, plan, see
     try:
         _random_log(store, plan, seed)
         projections = all_projections()
-        for p in projections:
-            reset(store, p)
-        folder = MatchFolder(store)
-        while catch_up(store, projections, batch=1, max_batches=1, folder=folder):
-            pass
-        one_at_a_time = _dumps(store)
+        one_at_a_time = _one_at_a_time(store)
         assert one_at_a_time["matches"]["proj_matches"]
         # rebuilt in batches, with some projections reset part way (so they start behind the others)
-        for p in projections:
-            reset(store, p)
         catch_up(store, projections, batch=batch, max_batches=behind)
         for p in projections[:behind % len(projections)]:
             reset(store, p)
@@ -87,15 +94,8 @@ def test_rebuild_in_chunks_equals_one_event_at_a_time_on_every_backend(store):
     _random_log(store, [("uxinjo", "random", 4), ("hakamo", "heuristic", 2), ("uxinjo", "random", 3),
                         ("laugavatnsmanni", "heuristic", 1), ("svoi-kozyri", "heuristic", 1)], seed=7)
     projections = all_projections()
-    for p in projections:
-        reset(store, p)
-    folder = MatchFolder(store)
-    while catch_up(store, projections, batch=1, max_batches=1, folder=folder):
-        pass
-    one_at_a_time = _dumps(store)
+    one_at_a_time = _one_at_a_time(store)
     assert one_at_a_time["audit"]["proj_rulings"] and one_at_a_time["matches"]["proj_results"]
-    for p in projections:
-        reset(store, p)
     sizes = iter([37, 1, 250, 3, 999] * 1000)
     while catch_up(store, projections, batch=next(sizes), max_batches=1):
         pass
@@ -171,19 +171,6 @@ def _watch_read_ahead(monkeypatch) -> list[tuple[int, int, bool]]:
 
     monkeypatch.setattr(runner._Ahead, "records", watched)
     return seen
-
-
-def _one_at_a_time(store: EventStore) -> dict:
-    projections = all_projections()
-    for p in projections:
-        reset(store, p)
-    folder = MatchFolder(store)
-    while catch_up(store, projections, batch=1, max_batches=1, folder=folder):
-        pass
-    out = _dumps(store)
-    for p in projections:
-        reset(store, p)
-    return out
 
 
 def test_batches_read_ahead_while_the_one_before_writes_and_write_what_one_at_a_time_writes(store, monkeypatch):

@@ -49,6 +49,15 @@ every command twice). 64 / 16 read 0.94 (0.98, 0.94, 0.80), the baseline's 0.92:
 faster server helps 16 clients, which spent more of their time waiting on it, more than
 64, whose process was already busier (93% of a core against 87-90%).
 
+What 64 clients still lose against 16 (a median of 0.94 over five rounds, 0.83-1.25
+round by round; the baseline's 0.83) is the process's, not the work's: each client's
+commands played alone, one client after another, cost 1.3% more per command for
+clients 16-63 than for clients 0-15 (two runs). Admission control was tried and
+dropped: a semaphore letting at most N commands of the process run at once (around
+``MatchService``'s load, legal and execute) gave 64 / 16 of 0.78 at N = 16 and 0.75 at
+N = 8, against 1.05 without it in the same three rounds: threads handing the semaphore
+on cost more than the runnable threads it kept off the GIL.
+
     python bench/scaling.py [--clients 1,16,64] [--commands 600] [--seconds 10] [--rounds 1] [--sizes 10000,1000000]
                             [--baseline REF | --no-baseline] [--pg URL | --no-pg]
                             [--skip-clients] [--skip-history]

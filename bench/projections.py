@@ -11,7 +11,11 @@ Prints events/s for both and the ratio rebuild rate / decode rate (target >= 0.3
 Each log is built once on SQLite and copied (export, import) into a fresh PostgreSQL
 schema, measured there too unless ``--no-pg``.
 
-    python bench/projections.py [--matches 2000] [--deals 10000] [--quick] [--seed 1] [--no-pg]
+With ``--each`` it also prints where a rebuild's time goes, per event: decoding alone,
+a catch-up that only folds (batches and checkpoints included), and each projection
+on its own above that.
+
+    python bench/projections.py [--matches 2000] [--deals 10000] [--quick] [--seed 1] [--no-pg] [--each]
 """
 
 from __future__ import annotations
@@ -30,14 +34,15 @@ sys.path.insert(0, os.path.dirname(__file__))
 from fixtures import long_match, short_league  # noqa: E402
 
 from kartludo.projections import all_projections  # noqa: E402
-from kartludo.projections.runner import catch_up, reset  # noqa: E402
+from kartludo.projections.runner import Projection, catch_up, reset  # noqa: E402
 from kartludo.store import EventStore  # noqa: E402
 from kartludo.store.database import create_engine, upgrade  # noqa: E402
 from kartludo.store.transfer import export_events, import_events  # noqa: E402
 
 
-def rebuild_ratio(store: EventStore, label: str, repeat: int = 3) -> float:
-    """Best-of-``repeat`` decode-only and rebuild rates; prints and returns the ratio."""
+def rebuild_ratio(store: EventStore, label: str, repeat: int = 3, each: bool = False) -> float:
+    """Best-of-``repeat`` decode-only and rebuild rates; prints and returns the ratio
+    (with ``each``, also where the rebuild's time goes: ``rebuild_shares``)."""
     decodes, rebuilds = [], []
     events = 0
     projections = all_projections()
@@ -55,10 +60,43 @@ def rebuild_ratio(store: EventStore, label: str, repeat: int = 3) -> float:
     ratio = decode / rebuild
     print(f"{label}: decode only {events:,} events {events / decode:>9,.0f} events/s; "
           f"rebuild {events / rebuild:>9,.0f} events/s; ratio rebuild/decode = {ratio:.2f} (target >= 0.3)")
+    if each:
+        rebuild_shares(store, label, repeat, decode / events, rebuild / events)
     return ratio
 
 
-def on_postgres(store: EventStore, base: str, label: str) -> None:
+class FoldOnly(Projection):
+    """Writes nothing: a catch-up with it alone costs the read, decode, fold and
+    checkpoint of every batch, what every projection shares."""
+
+    name = "bench_fold_only"
+    tables = ()
+
+    def apply_batch(self, conn, items) -> None:
+        pass
+
+
+def rebuild_shares(store: EventStore, label: str, repeat: int, decode: float, rebuild: float) -> None:
+    """Microseconds per event of decoding alone, of a catch-up that only folds, of
+    each projection on its own above that, and of the whole rebuild (best of
+    ``repeat``): which part to work on."""
+    runs: dict[str, list[float]] = {}
+    for _ in range(repeat):
+        for name, projections in [("fold only", [FoldOnly()])] + [(p.name, [FoldOnly(), p])
+                                                                  for p in all_projections()]:
+            for p in projections:
+                reset(store, p)
+            t0 = time.perf_counter()
+            read = catch_up(store, projections)
+            runs.setdefault(name, []).append((time.perf_counter() - t0) / read)
+    fold = min(runs.pop("fold only"))
+    parts = [("decode only", decode), ("+ fold, batches, checkpoints", fold - decode)]
+    parts += [(f"+ projection {name}", min(times) - fold) for name, times in runs.items()]
+    for part, seconds in parts + [("whole rebuild", rebuild)]:
+        print(f"{label}:   {part:32} {seconds * 1e6:6.2f} us/event  {seconds / rebuild:6.1%} of the rebuild")
+
+
+def on_postgres(store: EventStore, base: str, label: str, each: bool = False) -> None:
     """The same log copied into a fresh PostgreSQL schema, measured there, dropped."""
     import psycopg
 
@@ -72,7 +110,7 @@ def on_postgres(store: EventStore, base: str, label: str) -> None:
         out = io.BytesIO()
         export_events(store, out)
         import_events(pg, io.BytesIO(out.getvalue()), unsigned=True)
-        rebuild_ratio(pg, f"{label} (PostgreSQL)")
+        rebuild_ratio(pg, f"{label} (PostgreSQL)", each=each)
         pg.close()
     finally:
         with psycopg.connect(base, autocommit=True) as conn:
@@ -87,22 +125,23 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--pg", default=os.environ.get("KARTLUDO_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test"))
     ap.add_argument("--no-pg", action="store_true", help="SQLite only")
+    ap.add_argument("--each", action="store_true", help="also the share of each projection in the rebuild")
     args = ap.parse_args()
     if args.quick:
         args.matches, args.deals = 400, 2000
     with tempfile.TemporaryDirectory() as tmp:
         store = EventStore.open(f"sqlite:///{os.path.join(tmp, 'league.db')}")
         print(short_league(store, args.matches, args.seed))
-        rebuild_ratio(store, "short matches")
+        rebuild_ratio(store, "short matches", each=args.each)
         if not args.no_pg:
-            on_postgres(store, args.pg, "short matches")
+            on_postgres(store, args.pg, "short matches", each=args.each)
         store.close()
         store = EventStore.open(f"sqlite:///{os.path.join(tmp, 'long.db')}")
         match_id, events = long_match(store, args.deals, args.seed)
         print(f"long match {match_id}: {args.deals} deals, {events:,} events")
-        rebuild_ratio(store, f"one {args.deals}-deal match")
+        rebuild_ratio(store, f"one {args.deals}-deal match", each=args.each)
         if not args.no_pg:
-            on_postgres(store, args.pg, f"one {args.deals}-deal match")
+            on_postgres(store, args.pg, f"one {args.deals}-deal match", each=args.each)
         store.close()
 
 

@@ -67,19 +67,25 @@ _XID = "SELECT pg_current_xact_id()::text::bigint"
 #: it has a transaction id: a reader finds the appenders still running by it. Keys
 #: ``APPENDING`` to ``APPENDING + SPREAD - 1``, one per backend (its pid modulo
 #: ``SPREAD``): one key for all would make every append queue on one partition of
-#: PostgreSQL's lock table (64 clients appended a quarter slower)
+#: PostgreSQL's lock table (64 clients appended a quarter slower). The lock's other
+#: key is the store's schema (hashed): stores in other schemas of the same database
+#: take other locks, so a long import into one never holds back the readers of another
+#: (it held them for as long as it ran: their catch-ups gave up settling after
+#: ``SETTLE_SECONDS`` and read nothing new). Migration 0012 puts it in the append function.
 APPENDING = 7301002
 SPREAD = 16
-_APPENDING = f"SELECT pg_advisory_xact_lock_shared({APPENDING} + pg_backend_pid() % {SPREAD})"
-#: the transaction ids (low 32 bits) of the appenders running in this database that
-#: have one. ``backend_xid`` is the very field a snapshot reads (``pg_locks`` shows a
-#: new id a moment later); an appender without one yet will take an id above every
-#: snapshot taken before this read.
+APPENDERS_LOCK = f"pg_advisory_xact_lock_shared(hashtext(current_schema()), {APPENDING} + pg_backend_pid() % {SPREAD})"
+_APPENDING = f"SELECT {APPENDERS_LOCK}"
+#: the transaction ids (low 32 bits) of the appenders running in this database and
+#: schema that have one. ``backend_xid`` is the very field a snapshot reads
+#: (``pg_locks`` shows a new id a moment later); an appender without one yet will take
+#: an id above every snapshot taken before this read. (A lock of two keys shows the
+#: first as ``classid``, the second as ``objid``, with ``objsubid`` 2.)
 _APPENDERS = (
     "SELECT s.backend_xid::text::bigint FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid"
     " WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-    f" AND l.classid = 0 AND l.objid BETWEEN {APPENDING} AND {APPENDING + SPREAD - 1} AND l.objsubid = 1 AND l.granted"
-    " AND s.backend_xid IS NOT NULL"
+    f" AND l.classid = hashtext(current_schema())::oid AND l.objid BETWEEN {APPENDING} AND {APPENDING + SPREAD - 1}"
+    " AND l.objsubid = 2 AND l.granted AND s.backend_xid IS NOT NULL"
 )
 #: the first position a transaction still running could take: the oldest appender
 #: the statement's snapshot sees running, else the snapshot's xmax. Not simply the

@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 #: the Alembic head revision this build expects (a test checks it against Alembic)
-SCHEMA_REVISION = "0011"
+SCHEMA_REVISION = "0012"
 #: PostgreSQL channel on which the store announces each commit to ``events``, after
 #: it commits; the payload is the stream written ("*" for an import). Migration 0003
 #: announced from a trigger inside the transaction; 0006 moved it to the store.

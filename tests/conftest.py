@@ -50,9 +50,8 @@ def _own_config_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("KARTLUDO_KEY", raising=False)
 
 
-@pytest.fixture
-def pg_url():
-    """A fresh, empty PostgreSQL schema as a URL (search_path set by the URL)."""
+def _schema_url():
+    """A fresh, empty PostgreSQL schema as a URL (search_path set by the URL), dropped after."""
     require_pg()
     import psycopg
 
@@ -63,6 +62,18 @@ def pg_url():
     yield f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}"
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def pg_url():
+    """A fresh, empty PostgreSQL schema as a URL (search_path set by the URL)."""
+    yield from _schema_url()
+
+
+@pytest.fixture
+def other_pg_url():
+    """A second schema of the same database as ``pg_url``: another store beside it."""
+    yield from _schema_url()
 
 
 @pytest.fixture

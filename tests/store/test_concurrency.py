@@ -380,41 +380,28 @@ def test_a_projection_reading_ahead_stops_below_a_transaction_still_running(pg_u
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("via", ["statements", "function"])
-def test_an_appender_in_another_schema_of_the_database_holds_no_reader_back(pg_url, via):
+def test_an_appender_in_another_schema_of_the_database_holds_no_reader_back(pg_url, other_pg_url, via):
     """Two stores in two schemas of one database: a transaction still writing into
     one (an import, say) is no reason for the other's readers to wait, though it is
     for its own store's."""
-    from urllib.parse import quote
-
-    import psycopg
-    from conftest import PG_URL
-
     from kartludo.store.database import create_engine, upgrade
 
-    other = "kt_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(PG_URL, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {other}")
-    other_url = f"{PG_URL}{'&' if '?' in PG_URL else '?'}options={quote(f'-csearch_path={other}')}"
+    for url in (pg_url, other_pg_url):
+        upgrade(create_engine(url))
+    mine, theirs = EventStore.open(pg_url), EventStore.open(other_pg_url)
+    late, _ = _late_writer(theirs, other_pg_url, "import", via=via)
     try:
-        for url in (pg_url, other_url):
-            upgrade(create_engine(url))
-        mine, theirs = EventStore.open(pg_url), EventStore.open(other_url)
-        late, _ = _late_writer(theirs, other_url, "import", via=via)
-        try:
-            written = mine.append("a", notes(1, 2), 0).positions
-            assert mine.settle(timeout=2)  # not held back by the other schema's writer
-            assert [r.position for r in mine.read_all(0)] == written
-            theirs.append("b", notes(3), 0)
-            assert not theirs.settle(timeout=0.2)  # its own store's readers wait for it
-        finally:
-            late.rollback()
-            late.close()
-        assert theirs.settle()
-        mine.close()
-        theirs.close()
+        written = mine.append("a", notes(1, 2), 0).positions
+        assert mine.settle(timeout=2)  # not held back by the other schema's writer
+        assert [r.position for r in mine.read_all(0)] == written
+        theirs.append("b", notes(3), 0)
+        assert not theirs.settle(timeout=0.2)  # its own store's readers wait for it
     finally:
-        with psycopg.connect(PG_URL, autocommit=True) as admin:
-            admin.execute(f"DROP SCHEMA {other} CASCADE")
+        late.rollback()
+        late.close()
+    assert theirs.settle()
+    mine.close()
+    theirs.close()
 
 
 @pytest.mark.postgres

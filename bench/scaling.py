@@ -11,7 +11,10 @@ fresh process and alternated so that machine noise hits both alike:
   ``--commands`` commands (its matches and choices are seeded by its number, so every N
   plays the same commands per client), and appends/s of bare ``EventStore.append`` (N
   threads, three events per append, each to its own streams, for ``--seconds``), at 1,
-  16 and 64 clients. Ratios: this / baseline at each N, and 64 / 16.
+  16 and 64 clients. Ratios: this / baseline at each N, and 64 / 16. Each run also
+  prints what an operation cost in CPU: this process's, the rest of the machine's (the
+  database server, mostly; Linux only) and context switches; and 64 / 16 of the
+  machine's CPU per operation (above 1: each operation cost more at 64 clients).
 * history: a synthetic log of 10^4 and 10^6 events (Uxinjo-like events in 80-event
   streams, one command each, streams interleaved) written as an export file, then
   ``import``, ``export`` and ``verify`` (hash chains and payload decoding), each in its
@@ -56,7 +59,15 @@ clients 16-63 than for clients 0-15 (two runs). Admission control was tried and
 dropped: a semaphore letting at most N commands of the process run at once (around
 ``MatchService``'s load, legal and execute) gave 64 / 16 of 0.78 at N = 16 and 0.75 at
 N = 8, against 1.05 without it in the same three rounds: threads handing the semaphore
-on cost more than the runnable threads it kept off the GIL.
+on cost more than the runnable threads it kept off the GIL. A shorter GIL switch
+interval (1 ms against 5) changed nothing that two rounds could tell apart. The CPU per
+operation shows where the rest goes: at 64 clients a command cost 1.18-1.32x the
+machine's CPU it cost at 16 (three rounds: this process 680-790 us against 550-600, the
+server and the rest 570-630 against 450-500; in another run, 17 context switches of this
+process per command against 10), while the machine stayed as busy (82-84% against 79%);
+the appends, 1.09-1.23x.
+More threads and more server backends cost each operation more in switching and in
+caches on two cores; the work per command is the same.
 
     python bench/scaling.py [--clients 1,16,64] [--commands 600] [--seconds 10] [--rounds 1] [--sizes 10000,1000000]
                             [--baseline REF | --no-baseline] [--pg URL | --no-pg]
@@ -89,19 +100,62 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def machine_busy_s() -> float | None:
+    """CPU-seconds the whole machine has spent busy since boot (every core; Linux's
+    /proc/stat, None elsewhere): what the database server and everything else used."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return None
+    # user, nice, system, irq, softirq: not idle, iowait, steal (another guest's) or guest (in user already)
+    return sum(ticks[i] for i in (0, 1, 2, 5, 6)) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """Where a run's CPU went, per operation: this process (the clients and the store's
+    Python side) and the rest of the machine (mostly the database server), and how busy
+    the machine was. A throughput ratio swings a fifth from run to run on a shared
+    machine; the CPU each operation cost says whether more clients did more work."""
+
+    def __init__(self) -> None:
+        self.usage = resource.getrusage(resource.RUSAGE_SELF)
+        self.busy = machine_busy_s()
+        self.t0 = time.perf_counter()
+
+    def per(self, operations: int) -> dict:
+        usage, busy = resource.getrusage(resource.RUSAGE_SELF), machine_busy_s()
+        elapsed = time.perf_counter() - self.t0
+        mine = (usage.ru_utime - self.usage.ru_utime) + (usage.ru_stime - self.usage.ru_stime)
+        switches = (usage.ru_nvcsw - self.usage.ru_nvcsw) + (usage.ru_nivcsw - self.usage.ru_nivcsw)
+        out = {"cpu_us": mine / max(operations, 1) * 1e6, "switches": switches / max(operations, 1)}
+        if busy is not None and self.busy is not None:
+            machine = busy - self.busy
+            out["rest_us"] = max(machine - mine, 0.0) / max(operations, 1) * 1e6
+            out["busy"] = machine / elapsed / (os.cpu_count() or 1)
+        return out
+
+
 def child_commands(url: str, clients: int, quota: int, cap: float) -> dict:
     """Each client gives its first ``quota`` commands (the same ones at any number of
     clients: its matches and choices are seeded by its number), within ``cap`` seconds."""
     sys.path.insert(0, HERE)
+    from kartludo.engine.registry import load_all
+    from kartludo.store.database import create_engine, upgrade
     from service import bench_inproc  # bench/service.py: the same loop as the HTTP benchmark
 
     args = argparse.Namespace(clients=clients, seconds=cap, max_deals=3, max_commands=2000, quota=quota)
+    engine = create_engine(url)
+    upgrade(engine)  # migrations and imports before the meter starts: it counts the commands
+    engine.dispose()
+    load_all()
+    meter = CpuMeter()
     stats, elapsed = bench_inproc(url, args)
     other = dict(stats.other)
     given = stats.accepted + stats.refused + sum(stats.other.values())
     if given < quota * clients:
         other[f"cut short at {cap:.0f} s: {given:,} of {quota * clients:,} commands"] = 1
-    return {"rate": stats.accepted / elapsed, "other": other}
+    return {"rate": stats.accepted / elapsed, "other": other, **meter.per(stats.accepted)}
 
 
 def child_appends(url: str, clients: int, seconds: float) -> dict:
@@ -129,6 +183,7 @@ def child_appends(url: str, clients: int, seconds: float) -> dict:
             errors.append(f"{type(exc).__name__}: {exc}")
         counts[i] = n
 
+    meter = CpuMeter()
     t0 = time.perf_counter()
     threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
     for t in threads:
@@ -137,7 +192,7 @@ def child_appends(url: str, clients: int, seconds: float) -> dict:
         t.join()
     elapsed = time.perf_counter() - t0
     store.close()
-    return {"rate": sum(counts) / elapsed, "other": {e: 1 for e in errors[:3]}}
+    return {"rate": sum(counts) / elapsed, "other": {e: 1 for e in errors[:3]}, **meter.per(sum(counts))}
 
 
 def child_history(op: str, url: str, path: str) -> dict:
@@ -275,6 +330,7 @@ def bench_clients(backend: str, dbs: Databases, trees: Trees, clients: list[int]
     for kind, unit in (("appends", "appends/s"), ("commands", "commands/s")):
         limits = (str(seconds),) if kind == "appends" else (str(quota), str(cap))
         runs: dict[tuple[str, int], list[float]] = {}
+        costs: dict[tuple[str, int], list[float]] = {}  # CPU-us per operation, machine-wide
         for r in range(rounds):
             for n in clients:
                 order = trees.names() if (n + r) % 2 else list(reversed(trees.names()))
@@ -285,8 +341,10 @@ def bench_clients(backend: str, dbs: Databases, trees: Trees, clients: list[int]
                     runs.setdefault((tree, n), []).append(result["rate"])
                     extra = f"  other: {result['other']}" if result["other"] else ""
                     label = f" (round {r + 1})" if rounds > 1 else ""
-                    print(f"{backend:10} {kind:8} {tree:8} {n:3} clients {result['rate']:9,.0f} {unit}{label}{extra}",
-                          flush=True)
+                    print(f"{backend:10} {kind:8} {tree:8} {n:3} clients {result['rate']:9,.0f} {unit}{label}"
+                          f"{cpu_text(result)}{extra}", flush=True)
+                    if "rest_us" in result:
+                        costs.setdefault((tree, n), []).append(result["cpu_us"] + result["rest_us"])
 
         for n in clients:
             line = f"{backend:10} {kind:8} {n:3} clients  this {statistics.median(runs[('this', n)]):9,.0f} {unit}"
@@ -299,6 +357,23 @@ def bench_clients(backend: str, dbs: Databases, trees: Trees, clients: list[int]
             if ("baseline", 64) in runs:
                 line += f"  baseline {ratio(runs, ('baseline', 64), ('baseline', 16))}"
             print(line, flush=True)
+            if ("this", 64) in costs and ("this", 16) in costs:
+                # above 1: each operation cost the machine more CPU at 64 clients than at 16
+                line = (f"{backend:10} {kind:8} 64 / 16 clients, machine CPU per operation  "
+                        f"this {ratio(costs, ('this', 64), ('this', 16))}")
+                if ("baseline", 64) in costs and ("baseline", 16) in costs:
+                    line += f"  baseline {ratio(costs, ('baseline', 64), ('baseline', 16))}"
+                print(line, flush=True)
+
+
+def cpu_text(result: dict) -> str:
+    """A run's CPU per operation, as ``CpuMeter`` measured it."""
+    if "cpu_us" not in result:
+        return ""
+    text = f"  per op: process CPU {result['cpu_us']:5.0f} us, {result.get('switches', 0):4.1f} context switches"
+    if "rest_us" in result:
+        text += f", rest of machine CPU {result['rest_us']:5.0f} us; machine {result['busy'] * 100:3.0f}% busy"
+    return text
 
 
 def write_log(path: str, events: int, per_stream: int = 80, active: int = 100) -> None:

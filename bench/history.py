@@ -14,10 +14,11 @@ the first three):
 A match of a tenth of the deals is measured too: ``growth`` is the long match's time
 over its. A load reads the nearest snapshot (0.35-0.43 ms at 100, 1,000 and 3,000 deals)
 and folds at most the ~100 events after it, a constant the shortest paths pay over a
-1-deal match (``events?after``: 0.3 ms against 0.5 and 0.7). What growth remains (1.2-1.45
-on 2 cores) is the match's present, not its past: random bots foul and rarely lift a
-penalty, so at 100 deals each seat has about 45 penalties standing and at 1,000 about 420,
-and every state, view and fold step carries them.
+1-deal match (``events?after``: 0.2-0.3 ms against 0.5 and 0.7-0.8; so short a path swings
+most, growth 1.45-1.75). What growth remains (1.2-1.45 on the CLI rows, 2 cores) is the
+match's present, not its past: random bots foul and rarely lift a penalty, so at 100
+deals each seat has about 45 penalties standing and at 1,000 about 420, and every state,
+view and fold step carries them.
 
     python bench/history.py [--deals 1000] [--repeat 7] [--quick]
 """
@@ -139,7 +140,6 @@ def main() -> None:
             ta = statistics.median(fn(a) for _ in range(args.repeat))
             tm = statistics.median(fn(m) for _ in range(args.repeat))
             tb = statistics.median(fn(b) for _ in range(args.repeat))
-            # the issue's target (long / 1-deal <= 2) names act, state and replay
             target = ("  ok" if tb / ta <= 2 else "  OVER 2x") if label in TARGETED else ""
             print(f"{label:26} 1 deal {ta * 1000:7.1f} ms   {tenth} deals {tm * 1000:7.1f} ms   "
                   f"{args.deals} deals {tb * 1000:8.1f} ms   ratio {tb / ta:6.2f}   growth {tb / tm:5.2f}{target}")

@@ -74,8 +74,9 @@ same tree): 16 clients gave 3,430 commands/s, 2.19x the baseline's (2.19, 2.08, 
 at 250 us of this process's CPU and 235 us of the rest's per command (against 550-600 and
 450-500 above), the process using 0.85 of a core; 64 clients gave 1.13x the commands/s
 of 16 (1.16, 1.10, 1.13; the baseline 0.73) at 0.95x the machine's CPU per command, the
-machine 90% busy against 83%. The appends: 64 / 16 1.20 (the baseline 0.94), 4.0x the
-baseline's at 64 clients. Where the process is not already saturated at 16 clients, the
+machine 90% busy against 83%; a second run, 2.07x and 1.15 (the baseline 0.70). The
+appends: 64 / 16 1.20 and 1.16 (the baseline 0.94 and 0.87), 4.0x the baseline's at 64
+clients. Where the process is not already saturated at 16 clients, the
 threads past 16 fill the time the others wait on the server.
 
     python bench/scaling.py [--clients 1,16,64] [--commands 600] [--seconds 10] [--rounds 1] [--sizes 10000,1000000]

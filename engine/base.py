@@ -3,7 +3,38 @@
 An engine is pure and deterministic: no I/O, no clock, no global randomness.
 ``decide`` validates a command against a state and returns the events it causes
 (or raises ``IllegalCommand`` naming the rule broken); ``evolve`` folds one event.
-State is immutable; the stream of events alone rebuilds it.
+State is immutable; the stream of events alone rebuilds it. A game is a package
+``kartludo.engine.<game>`` whose ``GAME`` is an instance of a ``Game`` subclass
+(``engine/registry.py`` finds it; docs/adding-a-game.md says how to add one).
+
+The contract, ``Game``'s 49 public names (mypy checks every game against them):
+
+- data a game must provide (20 required names in all, with the rules and views below):
+  ``name``, ``title``, ``ruleset``, ``player_counts``, ``seat_names``, ``full_deck``,
+  ``command_types``, ``recorded_commands``;
+- the rules: ``start``, ``next_dealer``, ``check``, ``candidates``, ``evolve``,
+  ``automatic``, ``to_act``, ``result``;
+- what a viewer may see: ``view``, ``redact``, ``render``, ``describe``;
+- optional, with defaults that work for any game (15): ``options`` (none),
+  ``trick_events`` (no tricks), ``foul_series_mp`` (0), ``total_column``
+  (``score``), ``low_totals_win`` (False), ``zero_sum_scores`` (False), ``check_setup`` (accepts any),
+  ``standing`` (``result``), ``table_zones`` (none), ``closed_fields`` (none),
+  ``decisions`` (none), ``penalty_changes`` (none: no penalties), ``bots`` (none:
+  the random bot plays, and stands in for ``"heuristic"``), ``caution`` (none),
+  ``every_candidate`` (``candidates``);
+- derived for every game, never overridden (14): ``decide``, ``legal_commands``,
+  ``legal_cautions``, ``legal_shapes``, ``hand_of``, ``phase``, ``deal_number``,
+  ``is_finished``, ``can_deal``, ``deck``, ``parse_command``, ``verbs``,
+  ``command_for``, ``trick_role``.
+
+What the contract asks beyond the signatures: the state has ``players``,
+``options``, ``phase`` (a ``str`` enum with the members ``WAITING_DEAL`` and
+``FINISHED``) and ``deal`` (``GameState``); a deal starts by ``check`` accepting a
+``StartDeal`` (``check_deal``) and its ``DealStarted`` records the dealer; event types
+are frozen tagged structs in ``events/<game>.py`` (``derived`` for the engine's own,
+``ends_deal`` for a deal's and the match's last); rule references cite sections of
+``docs/rules/<game>.md`` as ``<game> §Section``, and the page has a ``§Commands``
+section (a command that cannot be read cites it).
 """
 
 from __future__ import annotations
@@ -12,7 +43,7 @@ import abc
 import enum
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import msgspec
@@ -28,7 +59,7 @@ __all__ = [
     "ALL", "PUBLIC", "Viewer", "IllegalCommand", "BadCommand", "Command", "StartDeal", "Option", "Decision",
     "Result", "DealRules", "GameState", "Game", "PenaltyChanges", "Bot", "ranks_from_scores", "check_deck",
     "check_deal", "deal_command", "seeded_deck", "decide_with", "accepted", "fold", "parse_options", "put", "remove",
-    "WAITING_DEAL", "FINISHED",
+    "WAITING_DEAL", "FINISHED", "COMMANDS_SECTION",
 ]
 
 #: ``view``/``render`` viewer meaning "every hand" (a TD or a finished replay).
@@ -43,6 +74,8 @@ Viewer = int | None
 #: asks ``is_finished`` of every state)
 WAITING_DEAL = "waiting_deal"
 FINISHED = "finished"
+#: the section of every game's rules page listing its verbs: an unreadable command cites it
+COMMANDS_SECTION = "Commands"
 
 
 class IllegalCommand(ValueError):
@@ -64,6 +97,9 @@ class Option(msgspec.Struct, frozen=True):
     help: str
     parse: Callable[[str], Any] = str
     check: Callable[[Any], str | None] | None = None  # returns an error message or None
+    #: the value as typed (``--option KEY=VALUE``) that keeps a match short (two deals,
+    #: say), or None: the test suite plays short matches of every game with it
+    short: str | None = None
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):
@@ -215,46 +251,58 @@ class Game(abc.ABC, Generic[S]):
 
     Instances are stateless. A game binds its rules and view modules' functions as
     ``staticmethod`` class attributes (one call, no forwarding frame on the fold's hot
-    path) or overrides them as methods; mypy checks each against this contract.
-
-    A game must provide:
-
-    - data: ``name`` (registry key), ``title``, ``ruleset`` (recorded in
-      ``MatchCreated``; bump it when a rule changes), ``player_counts``,
-      ``seat_names``, ``full_deck``, ``command_types`` (``StartDeal`` first; each
-      command declares its CLI arguments, so parsing and printing are generic),
-      ``deal_rules``;
-    - the rules: ``start``, ``next_dealer``, ``check`` (the one checker: a command's
-      action events or ``IllegalCommand``), ``candidates`` (a superset of the legal
-      commands), ``evolve``, ``automatic`` (events the rules make happen by
-      themselves), ``to_act``, ``result``;
-    - what a viewer may see: ``view`` (the game's own fields only: the app adds
-      ``status``, ``deal``, ``phase``, ``to_act``, ``players``), ``redact`` (an event
-      as seen, given the state before it), ``render``, ``describe``.
-
-    Derived for every game from these and the state protocol (``GameState``):
-    ``decide``, ``legal_commands``, ``phase``, ``deal_number``, ``is_finished``,
-    ``can_deal``, ``parse_command``, ``command_for``, ``trick_role``, ``deck``,
-    ``seat_labels``.
-
-    Optional, with documented defaults: ``options`` (none), ``check_setup`` (accepts
-    any), ``standing`` (``result``), ``closed_fields`` (none), ``recorded_commands``
-    (none: ``audit recheck`` re-judges only deals), ``decisions`` (none),
-    ``penalty_changes`` (none), ``foul_series_mp`` (0), ``trick_events`` (no tricks),
-    ``bots`` (none).
+    path) or overrides them as methods; its data as plain class attributes. The module
+    docstring lists the contract; mypy checks each game against it (a game missing a
+    required name cannot be instantiated, and a function bound with another signature
+    is an incompatible assignment).
     """
 
-    name: ClassVar[str]
-    title: ClassVar[str]
-    ruleset: ClassVar[str]
-    player_counts: ClassVar[tuple[int, ...]]
-    seat_names: ClassVar[tuple[str, ...]]
-    full_deck: ClassVar[tuple[str, ...]]
-    command_types: ClassVar[tuple[type[Command], ...]]
-    deal_rules: ClassVar[DealRules]
+    # --- data a game must provide -------------------------------------------------------
+    @property
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The registry key: the package name with ``_`` written ``-``."""
+
+    @property
+    @abc.abstractmethod
+    def title(self) -> str:
+        """The game's name as people write it (``Svoi Kozyri``)."""
+
+    @property
+    @abc.abstractmethod
+    def ruleset(self) -> str:
+        """Recorded in ``MatchCreated``; bump it (``uxinjo-3``) when a rule changes."""
+
+    @property
+    @abc.abstractmethod
+    def player_counts(self) -> tuple[int, ...]:
+        """The table sizes the game is played at, smallest first."""
+
+    @property
+    @abc.abstractmethod
+    def seat_names(self) -> tuple[str, ...]:
+        """Seat labels in seat order, for the largest table (``Or, Su, Ok``)."""
+
+    @property
+    @abc.abstractmethod
+    def full_deck(self) -> tuple[str, ...]:
+        """Every card code of the deck in a canonical order (twins listed twice)."""
+
+    @property
+    @abc.abstractmethod
+    def command_types(self) -> tuple[type[Command], ...]:
+        """``StartDeal`` first, then the player commands; each declares its CLI arguments,
+        so parsing and printing are generic."""
+
+    @property
+    @abc.abstractmethod
+    def recorded_commands(self) -> Mapping[type[Event], Callable[[Any], Command]]:
+        """Each action event type (not ``derived``) -> the command whose acceptance
+        records it, made from the event: ``audit recheck`` asks today's rules whether
+        they still accept every recorded action, and the suite reads every action back."""
+
+    # --- optional data, with defaults ---------------------------------------------------
     options: ClassVar[dict[str, Option]] = {}
-    #: event type -> the command whose acceptance records it (``command_for``)
-    recorded_commands: ClassVar[dict[type[Event], Callable[[Any], Command]]] = {}
     #: (card played to a trick, event closing a trick), for a game with tricks
     trick_events: ClassVar[tuple[type[Event], type[Event]] | None] = None
     #: match points each standing penalty ruling costs a player in a series
@@ -262,21 +310,28 @@ class Game(abc.ABC, Generic[S]):
     #: the standings' name for the game's own total, and a line saying what it counts
     #: and which way is better (a TD reads "losses", not "score", for a game won low)
     total_column: ClassVar[tuple[str, str]] = ("score", "the game's own total")
+    #: a lower total is better (Svoi Kozyri counts deals lost): how a duplicate board
+    #: compares the tables' deal scores, the view's ``totals`` after one deal
+    low_totals_win: ClassVar[bool] = False
+    #: a deal's scores always sum to zero (Uxinjo's markers): an adjusted score must too
+    zero_sum_scores: ClassVar[bool] = False
 
-    # --- the rules ------------------------------------------------------------------
+    # --- the rules a game must provide --------------------------------------------------
     @abc.abstractmethod
     def start(self, created: MatchCreated, /) -> S:
         """The state right after ``MatchCreated``, before any deal."""
 
     @abc.abstractmethod
     def next_dealer(self, state: S, /) -> int:
-        """The seat that deals the next deal (recorded in ``DealStarted``)."""
+        """The seat that deals the next deal (its ``check`` records it in ``DealStarted``;
+        a deck entered by hand is dealt from it)."""
 
     @abc.abstractmethod
     def check(self, state: S, command: Command, /) -> list[Event]:
         """The action events ``command`` causes, or ``IllegalCommand`` naming the rule
-        (a ``StartDeal`` included: see ``check_deal``). ``decide`` and
-        ``legal_commands`` both run it, so they never disagree."""
+        (a ``StartDeal`` included: see ``check_deal``, which records the dealer the
+        rules choose). ``decide`` and ``legal_commands`` both run it, so they never
+        disagree."""
 
     @abc.abstractmethod
     def candidates(self, state: S, seat: int, /) -> list[Command]:
@@ -300,12 +355,15 @@ class Game(abc.ABC, Generic[S]):
     def result(self, state: S, /) -> Result | None:
         """The match result once finished, else None."""
 
-    # --- hidden information -----------------------------------------------------------
+    # --- what a viewer may see, which a game must provide -------------------------------
     @abc.abstractmethod
     def view(self, state: S, viewer: Viewer, /) -> dict[str, Any]:
         """The game's own fields as ``viewer`` (seat index, ``ALL`` or ``PUBLIC``) may
-        see them: ``hands``, ``totals`` and those DESIGN.md's ``state --json`` lists
-        for the game. The match-level fields are the app's."""
+        see them: at least ``hands`` (by player name: only the hands the viewer may
+        see; ``{}`` for ``PUBLIC``) and ``totals`` (every player's game score, by name,
+        in seat order), then the game's own (DESIGN.md's ``state --json`` lists the
+        four games'). The match-level fields (``status``, ``deal``, ``phase``,
+        ``to_act``, ``players``) are the app's."""
 
     @abc.abstractmethod
     def redact(self, state: S, event: Event, viewer: Viewer, /) -> Event:
@@ -314,7 +372,9 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def render(self, state: S, viewer: Viewer, /) -> str:
-        """A text picture of the table for ``replay`` and ``state``."""
+        """A text picture of the table for ``replay`` and ``state``. Its first line
+        names the game, the deal and the phase; between two deals it names who deals
+        next (``next dealer bob``), and never before the first deal or during one."""
 
     @abc.abstractmethod
     def describe(self, before: S, event: Event, viewer: Viewer, /) -> str:
@@ -324,7 +384,7 @@ class Game(abc.ABC, Generic[S]):
     # --- optional hooks ---------------------------------------------------------------
     def check_setup(self, players: Sequence[str], options: dict[str, Any]) -> None:
         """Refuse (``BadCommand``) options that do not fit these players; called when
-        a match is created, so a bad setup never reaches the store."""
+        a match is created, so a bad setup never reaches the store. Accepts any."""
 
     def standing(self, state: S, /) -> Result | None:
         """The result as things stand now (between deals, a series cut at its
@@ -344,17 +404,22 @@ class Game(abc.ABC, Generic[S]):
         that closure. None by default."""
         return {}
 
-    def decisions(self, event: Event, /) -> list[Decision]:
-        """The decisions without a penalty that ``event`` (a derived event) records."""
+    def decisions(self, event: Event, players: Sequence[str], /) -> list[Decision]:
+        """The decisions without a penalty that ``event`` (a derived event) records;
+        ``players`` in seat order, so that the facts name them. None by default."""
         return []
 
     def penalty_changes(self, event: Event, before: S, after: S, /) -> PenaltyChanges | None:
         """What an event (a ruling, a TD's decision, a derived event) did to penalty
         rulings, given the states before and after it, for the audit trail; None:
-        nothing. Called for each such event: cheap when nothing changed."""
+        nothing (the default: a game without penalties). Called for each such event:
+        cheap when nothing changed."""
         return None
 
     def bots(self) -> dict[str, Bot[S]]:
+        """The game's own bots by name, its sensible player named ``"heuristic"``; none
+        by default. Every game is also played by ``"random"`` (``engine.bots``), which
+        stands in for a missing ``"heuristic"`` (``engine.bots.bots_of``, and says so)."""
         return {}
 
     def caution(self, state: S, command: Command, /) -> tuple[str, str] | None:
@@ -363,17 +428,11 @@ class Game(abc.ABC, Generic[S]):
         Judged from what the command's seat sees only: a caution never tells a hidden card."""
         return None
 
-    def legal_cautions(self, state: S, seat: int, legal: list[Command] | None = None) -> dict[str, dict[str, str]]:
-        """``{command text: {"text": ..., "rule": ...}}`` for ``seat``'s legal commands
-        that have a caution."""
-        if legal is None:
-            legal = self.legal_commands(state, seat)
-        out = {}
-        for command in legal:
-            found = self.caution(state, command)
-            if found is not None:
-                out[command.text()] = {"text": found[0], "rule": found[1]}
-        return out
+    def every_candidate(self, state: S, seat: int, /) -> list[Command]:
+        """Every command a seat might type now, refused ones included, for the suite's
+        check that every refusal cites a rule; by default ``candidates`` (a game whose
+        candidates leave out verbs the phase refuses lists them here)."""
+        return self.candidates(state, seat)
 
     # --- derived for every game -----------------------------------------------------------
     def decide(self, state: S, command: Command) -> list[Event]:
@@ -387,6 +446,18 @@ class Game(abc.ABC, Generic[S]):
         if seat not in self.to_act(state):
             return []
         return accepted(self.check, state, self.candidates(state, seat))
+
+    def legal_cautions(self, state: S, seat: int, legal: list[Command] | None = None) -> dict[str, dict[str, str]]:
+        """``{command text: {"text": ..., "rule": ...}}`` for ``seat``'s legal commands
+        that have a caution."""
+        if legal is None:
+            legal = self.legal_commands(state, seat)
+        out = {}
+        for command in legal:
+            found = self.caution(state, command)
+            if found is not None:
+                out[command.text()] = {"text": found[0], "rule": found[1]}
+        return out
 
     def legal_shapes(self, state: S, seat: int, legal: list[Command] | None = None) -> list[Shape]:
         """Each legal verb's shape for ``seat`` (``engine.shapes``): which of its cards,
@@ -429,13 +500,11 @@ class Game(abc.ABC, Generic[S]):
         """The full deck, in a canonical order."""
         return self.full_deck
 
-    def seat_labels(self, n_players: int) -> tuple[str, ...]:
-        """Seat names in seat order (e.g. Or, Su, Ok)."""
-        return self.seat_names[:n_players]
-
     def parse_command(self, seat: int, verb: str, args: Sequence[str]) -> Command:
-        """Read a CLI command (``discard R5``) as one of ``command_types``; raises ``BadCommand``."""
-        return parse_command(self.title, self.command_types, seat, verb, args)
+        """Read a CLI command (``discard R5``) as one of ``command_types``; raises
+        ``BadCommand`` citing the game's commands section (``<game> §Commands``), as a
+        rule's refusal cites its rule."""
+        return parse_command(self.title, self.command_types, seat, verb, args, f"{self.name} §{COMMANDS_SECTION}")
 
     def verbs(self) -> list[type[Command]]:
         """The commands a seat types, in ``command_types`` order."""
@@ -485,7 +554,9 @@ class Bot(abc.ABC, Generic[S]):
     name: ClassVar[str]
 
     @abc.abstractmethod
-    def choose(self, game: Game[S], state: S, seat: int, legal: list[Command], rng: random.Random) -> Command: ...
+    def choose(self, game: Game[S], state: S, seat: int, legal: Sequence[Command], rng: random.Random) -> Command:
+        """One of ``legal`` (``engine.legal.Legal`` in simulations and rollouts: ``cmd in
+        legal`` checks one command without listing them all)."""
 
 
 def decide_with(

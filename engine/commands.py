@@ -18,7 +18,19 @@ import msgspec
 
 
 class BadCommand(ValueError):
-    """A command that cannot even be read (unknown verb, malformed card)."""
+    """A command that cannot even be read (unknown verb, malformed card), or other
+    input refused before any rule judges it. ``rule`` cites where the form is
+    described, as ``IllegalCommand`` cites the rule broken: a game's player command
+    cites the game's commands section (``Game.parse_command``); other input (a
+    series' length, an option) cites none."""
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.rule}]" if self.rule else self.message
 
 
 class Arg:
@@ -337,12 +349,18 @@ def _player_verbs(command_types: tuple[type[Command], ...]) -> dict[str, type[Co
 
 
 def parse_command(title: str, command_types: Iterable[type[Command]], seat: int, verb: str,
-                  words: Sequence[str]) -> Command:
+                  words: Sequence[str], rule: str | None = None) -> Command:
     """Read ``verb WORD…`` as one of ``command_types``; an unknown verb is refused
-    listing every verb with its arguments."""
+    listing every verb with its arguments. ``rule`` (the game's commands section) is
+    cited by every refusal, as the rules' refusals cite theirs."""
     verbs = _player_verbs(tuple(command_types))
     cls = verbs.get(verb.lower())
     if cls is None:
         forms = ", ".join(c.usage() for c in verbs.values())
-        raise BadCommand(f"unknown {title} verb {verb!r} (verbs: {forms})")
-    return cls.parse(seat, list(words))
+        raise BadCommand(f"unknown {title} verb {verb!r} (verbs: {forms})", rule)
+    try:
+        return cls.parse(seat, list(words))
+    except BadCommand as refused:
+        if rule is None or refused.rule is not None:
+            raise
+        raise BadCommand(refused.message, rule) from None

@@ -53,12 +53,17 @@ def event_modules() -> list[str]:
             if not m.ispkg and m.name != "base"]
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+#: an upcaster that also reads its stream's first event (a match's creation: its players)
+OriginUpcaster = Callable[[dict[str, Any], "Event | None"], dict[str, Any]]
+#: gives the first event of the stream being read, when a step needs it (called at most once)
+Origin = Callable[[], "Event | None"]
 
 _TYPES: dict[str, type[Event]] = {}
 _DECODERS: dict[str, msgspec.msgpack.Decoder] = {}
 #: tag -> (decoder, current schema version): the read hot path's one lookup
 CURRENT: dict[str, tuple[msgspec.msgpack.Decoder, int]] = {}
 _UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+_ORIGIN_UPCASTERS: dict[tuple[str, int], OriginUpcaster] = {}
 _raw_decoder = msgspec.msgpack.Decoder()
 _encoder = msgspec.msgpack.Encoder()
 _json_encoder = msgspec.json.Encoder()
@@ -102,6 +107,19 @@ def upcaster(tag: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
     return register
 
 
+def origin_upcaster(tag: str, from_version: int) -> Callable[[OriginUpcaster], OriginUpcaster]:
+    """As ``upcaster``, for a step that needs its stream's first event: an old payload
+    that named players by seat label, say, names them from the match's creation. The
+    reader passes ``origin`` (the store does, for every row it reads); without one (a
+    payload checked on its own) the step gets None and must keep what it cannot convert."""
+
+    def register(fn: OriginUpcaster) -> OriginUpcaster:
+        _ORIGIN_UPCASTERS[(tag, from_version)] = fn
+        return fn
+
+    return register
+
+
 def _load_games_for(tag: str) -> msgspec.msgpack.Decoder:
     """Game event modules register themselves on import; import them on first need."""
     import importlib
@@ -129,8 +147,9 @@ def encode(event: Event) -> bytes:
     return _encoder.encode(event)
 
 
-def decode(tag: str, schema_version: int, payload: bytes) -> Event:
-    """Decode a stored payload, upcasting an old schema version to the current one."""
+def decode(tag: str, schema_version: int, payload: bytes, origin: Origin | None = None) -> Event:
+    """Decode a stored payload, upcasting an old schema version to the current one
+    (``origin``: the stream's first event, for the steps that need it)."""
     decoder = _DECODERS.get(tag)
     if decoder is None:
         decoder = _load_games_for(tag)
@@ -139,32 +158,39 @@ def decode(tag: str, schema_version: int, payload: bytes) -> Event:
         if schema_version == cls.schema:
             event: Event = decoder.decode(payload)
             return event
-        return _upcast(cls, tag, schema_version, _raw_decoder.decode(payload))
+        return _upcast(cls, tag, schema_version, _raw_decoder.decode(payload), origin)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise UndecodableEvent(f"payload of {tag!r} v{schema_version} does not decode: {exc}") from None
 
 
-def from_builtins(tag: str, schema_version: int, data: dict[str, Any]) -> Event:
+def from_builtins(tag: str, schema_version: int, data: dict[str, Any], origin: Origin | None = None) -> Event:
     """Build an event from JSON-like data (an import), upcasting if needed."""
     cls = event_type(tag)
     try:
         if schema_version == cls.schema:
             return msgspec.convert(data, cls)
-        return _upcast(cls, tag, schema_version, data)
+        return _upcast(cls, tag, schema_version, data, origin)
     except msgspec.ValidationError as exc:
         raise UndecodableEvent(f"payload of {tag!r} v{schema_version} does not decode: {exc}") from None
 
 
-def _upcast(cls: type[Event], tag: str, version: int, data: Any) -> Event:
+def _upcast(cls: type[Event], tag: str, version: int, data: Any, origin: Origin | None = None) -> Event:
     if not isinstance(data, dict):
         raise UndecodableEvent(f"payload of {tag!r} v{version} is not a map")
     if version > cls.schema or version < 1:
         raise UndecodableEvent(f"{tag!r} has no schema version {version} (current {cls.schema})")
+    first: list[Event | None] = []  # the origin, asked for once
     while version < cls.schema:
         step = _UPCASTERS.get((tag, version))
-        if step is None:
-            raise UndecodableEvent(f"no upcaster for {tag!r} v{version} -> v{version + 1}")
-        data = step(dict(data))
+        if step is not None:
+            data = step(dict(data))
+        else:
+            with_origin = _ORIGIN_UPCASTERS.get((tag, version))
+            if with_origin is None:
+                raise UndecodableEvent(f"no upcaster for {tag!r} v{version} -> v{version + 1}")
+            if not first:
+                first.append(origin() if origin is not None else None)
+            data = with_origin(dict(data), first[0])
         version += 1
     return msgspec.convert(data, cls)
 

@@ -49,5 +49,46 @@ class RolloutRecorded(Event, frozen=True, kw_only=True, tag="hypo.rollout"):
     outcomes: list[dict[str, Any]]
 
 
-HYPO_EVENTS = (HypoStarted, RolloutRecorded)
+class RolloutJobStarted(Event, frozen=True, kw_only=True, tag="hypo.rollout-job"):
+    """A rollout job begins (``POST /hypotheticals/{id}/rollouts``): ``n`` rollouts from
+    the hypothetical's version ``at_version`` (the version before this event), run by the
+    server process ``runner`` (``host/boot/pid``: a later process on the same machine
+    knows whether it is gone). Its result is a ``RolloutRecorded`` followed, in the same
+    append, by its ``RolloutJobEnded`` with status ``done``; a job never ended was cut
+    short, and the next server to read it records it ``interrupted``."""
+
+    job: str
+    n: int
+    bots: str
+    hidden: str
+    seed: int | None
+    at_version: int
+    by: str = ""
+    runner: str = ""
+
+
+class RolloutJobProgress(Event, frozen=True, kw_only=True, tag="hypo.rollout-job-progress"):
+    """A running job's heartbeat: ``done`` of its rollouts played so far (every few
+    seconds while it runs; a job whose runner is elsewhere and silent longer than the
+    lease is taken for interrupted)."""
+
+    job: str
+    done: int
+
+
+class RolloutJobEnded(Event, frozen=True, kw_only=True, tag="hypo.rollout-job-ended"):
+    """A job's end: ``done`` (the ``RolloutRecorded`` just before, in the same append,
+    is its result), ``cancelled`` (``DELETE``; no result), ``interrupted`` (its server
+    stopped or died first; no result) or ``failed`` (``reason`` says why; no result).
+    ``done_rollouts``: how many had been played when it ended."""
+
+    job: str
+    status: str
+    done_rollouts: int = 0
+    reason: str = ""
+    by: str = ""
+
+
+ROLLOUT_JOB_EVENTS = (RolloutJobStarted, RolloutJobProgress, RolloutJobEnded)
+HYPO_EVENTS = (HypoStarted, RolloutRecorded, *ROLLOUT_JOB_EVENTS)
 hypo_decoder = register_union(*HYPO_EVENTS)

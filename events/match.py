@@ -116,7 +116,7 @@ class RulingDecided(Event, frozen=True, kw_only=True, tag="match.ruling-decided"
 class MatchClosed(Event, frozen=True, kw_only=True, tag="match.closed"):
     """The match ends outside the game's own rules: a series deadline passed, so
     the match stands as scored after its last deal (the match aggregate,
-    ``app/aggregate.py``, records and folds it; the engine never sees it)."""
+    ``engine/match.py``, records and folds it; the game's engine never sees it)."""
 
     ends_deal = True
 

@@ -15,3 +15,10 @@ def match_stream(match_id: str) -> str:
 
 def series_stream(series_id: str) -> str:
     return SERIES_PREFIX + series_id
+
+
+DUPLICATE_PREFIX = "duplicate-"
+
+
+def duplicate_stream(duplicate_id: str) -> str:
+    return DUPLICATE_PREFIX + duplicate_id

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from kartludo.events.base import Event, register_union, upcaster
+from kartludo.events.base import Event, origin_upcaster, register_union, upcaster
 from kartludo.events.match import Ruling
 
 
@@ -87,6 +87,7 @@ class Foul(Ruling, frozen=True, kw_only=True, tag="uxinjo.foul"):
     """An invalid munt (§2.3 3, §6.1): the deal is drawn and the seat is penalised."""
 
     derived = True
+    schema = 2  # 2: ``facts.levu`` names the players, not their seat labels
     words = frozenset({"rule", "facts.reason", "effect.scoring"})
 
 
@@ -117,7 +118,9 @@ class Settled(Event, frozen=True, kw_only=True, tag="uxinjo.settled"):
 
 class DealDrawn(Event, frozen=True, kw_only=True, tag="uxinjo.deal-drawn"):
     """A deal ending without a winner: "stock", "double-munt" or "foul"; levu
-    penalties still settle (``transfers``)."""
+    penalties still settle (``transfers``). ``lifted``: the penalties the two valid
+    munts of a "double-munt" draw lift, one per claimant who had one (RULING: a penalty
+    lifts on any valid munt; a draw recorded before that RULING lifts none)."""
 
     derived = True
     ends_deal = True
@@ -129,6 +132,7 @@ class DealDrawn(Event, frozen=True, kw_only=True, tag="uxinjo.deal-drawn"):
     transfers: list[Transfer] = []
     levu: list[int] = []
     rulings: list[str] = []
+    lifted: list[str] = []
 
 
 class MatchEnded(Event, frozen=True, kw_only=True, tag="uxinjo.match-ended"):
@@ -148,6 +152,23 @@ def _void_flag(data: dict[str, Any]) -> dict[str, Any]:
     version 2 says only that it is void (the names are the state's)."""
     data["transfers"] = [{**{k: v for k, v in t.items() if k != "void_by"}, "void": bool(t.get("void_by"))}
                          for t in data.get("transfers", [])]
+    return data
+
+
+#: seat labels as version 1 of a foul's facts wrote them
+_LABELS = ("Or", "Su", "Ok")
+
+
+@origin_upcaster("uxinjo.foul", from_version=1)
+def _levu_by_name(data: dict[str, Any], origin: Event | None) -> dict[str, Any]:
+    """Version 1 listed the levu declarers in ``facts.levu`` by seat label (Or, Su, Ok);
+    version 2 by name, like every other fact, taken from the match's creation. A
+    payload read without its stream keeps the labels."""
+    players = getattr(origin, "players", None)
+    facts = data.get("facts")
+    if players and isinstance(facts, dict) and isinstance(facts.get("levu"), list):
+        named = [players[_LABELS.index(x)] if x in _LABELS[:len(players)] else x for x in facts["levu"]]
+        data["facts"] = {**facts, "levu": named}
     return data
 
 

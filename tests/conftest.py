@@ -122,11 +122,28 @@ def store(db_url):
 
 
 _pg_tests_passed: list[str] = []
+#: the fault suite's counts (tests/faults: each test reports its own as ``fault_counts``)
+_fault_counts: dict[str, int] = {}
+_FAULT_COUNTS = {"faults": "faults injected", "acknowledged": "commands acknowledged", "lost": "lost",
+                 "duplicated": "duplicated", "5xx": "5xx seen"}
 
 
 def pytest_runtest_logreport(report):
     if report.when == "call" and report.passed and "postgres" in report.keywords:
         _pg_tests_passed.append(report.nodeid)
+    if report.when == "teardown":  # (also from xdist workers: their reports carry user_properties)
+        for name, value in report.user_properties:
+            if name == "fault_counts":
+                for key, n in value.items():
+                    _fault_counts[key] = _fault_counts.get(key, 0) + n
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The fault suite's counts, summed over the run (printed whenever a fault test ran)."""
+    if _fault_counts:
+        terminalreporter.section("faults")
+        terminalreporter.write_line(", ".join(f"{label}: {_fault_counts.get(key, 0)}"
+                                              for key, label in _FAULT_COUNTS.items()))
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.uxinjo_helpers import build_deck
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 
 PLAYERS = ["ann", "bob", "cy"]
 FILLERS = ["B6", "B7", "B8"]  # stock cards nobody wants
@@ -55,6 +55,13 @@ def stock_win_deal(svc: MatchService, mid: str, seat: int) -> None:
     _play_up_to(svc, mid, dealer, seat, players)
     svc.act(mid, players[seat], "draw")
     svc.act(mid, players[seat], "munt")
+
+
+def win_match(svc: MatchService, mid: str, seat: int) -> None:
+    """``seat`` wins on the stock deal after deal until the match is over (two wins from
+    an untouched start: both of its markers reach finito)."""
+    while not svc.load(mid).over:
+        stock_win_deal(svc, mid, seat)
 
 
 def foul_then_void_win(svc: MatchService, players: list[str] | None = None, series: str | None = None) -> str:

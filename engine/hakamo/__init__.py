@@ -35,7 +35,6 @@ class Hakamo(Game[HkState]):
     seat_names = SEAT_LABELS
     full_deck = JX_DECK
     command_types = COMMAND_TYPES
-    deal_rules = rules.DEAL_RULES
     recorded_commands = commands.RECORDED
     trick_events = (Played, TrickEnded)
 

@@ -2,18 +2,22 @@
 of its longest colour, declares itself when strong, and plays to take (or to
 avoid) tricks depending on whom the declaration favours.
 
-It reads only ``game.view(state, seat)``.
+It reads only ``game.view(state, seat)``. A trick's card is chosen among the cards the
+trick allows (the view's hand, lead colour and C copy, as the rules' ``legal_plays``)
+and checked alone (``cmd in legal``), without listing every legal command.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot
 from kartludo.engine.hakamo import cards as hc
+from kartludo.engine.hakamo.commands import Lay, Play
 from kartludo.engine.jx import colour
 
 __all__ = ["HeuristicBot", "RandomBot", "strength", "card_value"]
@@ -43,13 +47,25 @@ def strength(hand: list[str]) -> float:
 class HeuristicBot(Bot[Any]):
     name = "heuristic"
 
-    def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
-        by_text = {c.text(): c for c in legal}
+    def choose(self, game: Game[Any], state: Any, seat: int, legal: Sequence[Command],
+               rng: random.Random) -> Command:
         v = game.view(state, seat)
         me = state.players[seat]
         hand = list(v["hands"].get(me, ()))
-        power = strength(hand)
         phase = game.phase(state)
+        if phase == "tricks" and v["trick"] is not None:  # a card: the one chosen checked alone
+            card = self._card(v, me, hand, hc.legal_plays(hand, v["trick"]["lead"], v["c_copies"]))
+            if card:
+                play = Play(seat=seat, card=card)
+                if play in legal:
+                    return play
+            return legal[0]
+        if phase == "lay":  # of the ~250 lays a hand allows, the one chosen checked alone
+            upper, upper_up, lower = self._lay_cards(hand)
+            lay = Lay(seat=seat, upper=upper, upper_up=upper_up, lower=lower, lower_up=False)
+            return lay if lay in legal else legal[0]
+        by_text = {c.text(): c for c in legal}
+        power = strength(hand)
         pick = None
         if phase == "auction":
             pick = self._bid(v, power, by_text)
@@ -90,8 +106,14 @@ class HeuristicBot(Bot[Any]):
         cap = min(desired, top, (low - 1) if low else top)
         return f"bid {cap}" if cap >= 1 and cap >= desired - 2 else "pass"
 
+    @classmethod
+    def _lay(cls, hand: list[str], by_text: dict[str, Command]) -> str:
+        upper, upper_up, lower = cls._lay_cards(hand)
+        return f"lay {upper}:{'up' if upper_up else 'down'} {lower}:down"
+
     @staticmethod
-    def _lay(hand: list[str], by_text: dict[str, Command]) -> str:
+    def _lay_cards(hand: list[str]) -> tuple[str, bool, str]:
+        """The new Kasxetoj: the upper card, whether face up, the lower card (face down)."""
         lengths = Counter(c[0] for c in hand if colour(c))
         ranked = sorted(hand, key=lambda c: (card_value(c), c))
         upper_up = False
@@ -104,11 +126,16 @@ class HeuristicBot(Bot[Any]):
         rest = list(hand)
         rest.remove(upper)
         lower = sorted(rest, key=lambda c: (card_value(c), c))[0]
-        return f"lay {upper}:{'up' if upper_up else 'down'} {lower}:down"
+        return upper, upper_up, lower
 
     # --- play ------------------------------------------------------------------
     def _play(self, v: dict[str, Any], me: str, hand: list[str], by_text: dict[str, Command]) -> str:
-        plays = [t.removeprefix("play ") for t in by_text if t.startswith("play ")]
+        card = self._card(v, me, hand, [t.removeprefix("play ") for t in by_text if t.startswith("play ")])
+        return "play " + card if card else ""
+
+    def _card(self, v: dict[str, Any], me: str, hand: list[str], plays: list[str]) -> str:
+        """The card to play of ``plays`` (the cards the trick allows; "" for none). The
+        choice never depends on their order."""
         if not plays:
             return ""
         copy = v["c_copies"]
@@ -126,14 +153,14 @@ class HeuristicBot(Bot[Any]):
 
         if not trick:
             order = sorted(plays, key=lambda c: (cost(c), c))
-            return "play " + (order[-1] if want else order[0])
+            return order[-1] if want else order[0]
         winning = [c for c in plays if hc.resolve(trick + [c], copy, mode, fixed, inversa).winner == len(trick)]
         losing = [c for c in plays if c not in winning]
         if want:
             choice = min(winning, key=lambda c: (cost(c), c)) if winning else min(plays, key=lambda c: (cost(c), c))
         else:
             choice = max(losing, key=lambda c: (cost(c), c)) if losing else min(plays, key=lambda c: (cost(c), c))
-        return "play " + choice
+        return choice
 
     @staticmethod
     def _want_win(v: dict[str, Any], me: str) -> bool:

@@ -42,6 +42,7 @@ from kartludo.engine.hakamo.rules import (
 from kartludo.engine.hakamo.settle import automatic
 from kartludo.engine.hakamo.state import MAX_BID, MIN_BID, SEAT_LABELS, SEATS, HkState, Phase
 from kartludo.engine.jx import CENTRO, JX_DECK, colour, is_card
+from kartludo.engine.phases import phase_words
 from kartludo.events import hakamo as ev
 from kartludo.events.base import Event
 
@@ -172,7 +173,7 @@ def check(state: HkState, cmd: Command) -> list[Event]:
         whose = who(state, acting[0]) if acting else "nobody"
         raise IllegalCommand(f"it is {whose}'s turn ({_WHAT[phase]}), not {who(state, seat)}'s", rule)
     if not isinstance(cmd, allowed):
-        raise IllegalCommand(f"{cmd.text()!r} is not possible now ({phase.value}): {verbs}", rule)
+        raise IllegalCommand(f"{cmd.text()!r} is not possible now ({phase_words(phase.value)}): {verbs}", rule)
     return _CHECKS[phase](state, cmd)
 
 

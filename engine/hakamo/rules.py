@@ -19,7 +19,7 @@ R_AUCTION = "hakamo §1 auction (from the dealer, clockwise)"
 R_BID = "hakamo §1 auction (a bid is at least 13 and at least 1 above the last)"
 R_MAX = (
     f"hakamo §1 auction (the project's bound, not a rule of the game: no bid above {MAX_BID}, the most a GV "
-    "could count with all 39 card points and every bonus listed; the highest GV a deal can reach is about 43)"
+    "could count with all 39 card points and every bonus listed; the highest GV a deal can reach is 42)"
 )
 R_PASS_FINAL = "hakamo §1 auction (a pass is final)"
 R_KASX = "hakamo §2 Kasxetoj (the Deklaristo keeps or exchanges before seeing them)"

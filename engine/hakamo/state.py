@@ -17,7 +17,9 @@ MIN_BID = 13
 #: The project's bound on bids (not a rule of the game, nor a RULING): the most a GV
 #: could count if all 39 card points (36 cards, three of them V), the kept-Kasxetoj
 #: bonus (2) and the four-Matisto bonus (16) came together. It keeps the legal bids
-#: finite; under these rules at most one Matisto arises, so a deal reaches about 43.
+#: finite; under these rules at most one Matisto arises (a follower is mati only on a
+#: lone unplayable C, in the ninth trick; a leader's matatis ends the tricks), and the
+#: Matisto's hand goes to nobody, so a deal reaches at most 38 + 2 + 2 = 42.
 MAX_BID = 57
 
 

@@ -41,7 +41,6 @@ class Laugavatnsmanni(Game[LvState]):
     seat_names = SEAT_LABELS
     full_deck = DECK_52
     command_types = COMMAND_TYPES
-    deal_rules = rules.DEAL_RULES
     options = {
         "target_points": Option(
             default=10,
@@ -54,6 +53,7 @@ class Laugavatnsmanni(Game[LvState]):
             help="the match ends after this many deals at the latest (18; at most 18)",
             parse=int,
             check=_check_max_deals,
+            short="2",
         ),
     }
     recorded_commands = commands.RECORDED

@@ -3,21 +3,24 @@
 It chooses the contract its hand suits best, calls great (or holds) only with a
 hand worth 14 tricks, exchanges its weakest cards (its most dangerous ones in
 Nullo), wins tricks cheaply and, in Nullo, ducks under the card winning the trick.
-It reads only ``game.view(state, seat)``.
+It reads only ``game.view(state, seat)`` (``view.seat_view``: the part of it it
+weighs), and asks the engine about the one command it chose (``cmd in legal``)
+rather than listing every legal one, except where it compares them (contracts, calls).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kartludo.engine.base import Bot, Command, Game
 from kartludo.engine.bots import RandomBot
 from kartludo.engine.french import SUITS, sort_cards, suit, value
-from kartludo.engine.laugavatnsmanni.commands import Exchange
+from kartludo.engine.laugavatnsmanni.commands import Exchange, Play
 from kartludo.engine.laugavatnsmanni.rules import beats
 from kartludo.engine.laugavatnsmanni.state import GREAT_RANK, MAX_EXCHANGE, TRUMP
+from kartludo.engine.laugavatnsmanni.view import seat_view
 
 __all__ = ["HeuristicBot", "RandomBot", "estimate_nullo_tricks", "estimate_tricks"]
 
@@ -80,12 +83,19 @@ def contract_value(hand: Iterable[str], contract: str) -> float:
 class HeuristicBot(Bot[Any]):
     name = "heuristic"
 
-    def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
-        v = game.view(state, seat)
-        me = state.players[seat]
-        hand = list(v["hands"].get(me, ()))
-        by_text = {c.text(): c for c in legal}
+    def choose(self, game: Game[Any], state: Any, seat: int, legal: Sequence[Command],
+               rng: random.Random) -> Command:
+        v = seat_view(state, seat)  # the part of game.view(state, seat) it weighs
+        hand = list(v["hand"])
         phase = game.phase(state)
+        if phase == "play":  # a trick's card: the one command checked alone, as the exchange's
+            card = self._play(self._playable(hand, v), hand, v)
+            play = Play(seat=seat, card=card)
+            return play if play in legal else legal[0]
+        if phase == "exchange":  # its own discards, checked alone: the hand allows ~2,500 exchanges
+            cmd = Exchange(seat=seat, cards=self._discards(hand, v["contract"]))
+            return cmd if cmd in legal else legal[0]
+        by_text = {c.text(): c for c in legal}
         if phase == "contract":
             options = [c for c in legal if c.text().startswith("contract ")]
             return max(options, key=lambda c: (contract_value(hand, c.args()[0]), c.text()))
@@ -98,14 +108,17 @@ class HeuristicBot(Bot[Any]):
                 if estimate_tricks(hand, TRUMP[best.args()[0]]) >= GREAT_NEEDS:
                     return best
             return by_text.get("pass") or by_text.get("yield") or legal[0]
-        if phase == "exchange":
-            cmd = Exchange(seat=seat, cards=self._discards(hand, v["contract"]))
-            return by_text.get(cmd.text(), legal[0])
-        if phase == "play":
-            plays = [c for c in legal if c.text().startswith("play ")]
-            card = self._play([c.args()[0] for c in plays], hand, v)
-            return by_text.get(f"play {card}", legal[0])
         return legal[0]
+
+    @staticmethod
+    def _playable(hand: list[str], v: dict[str, Any]) -> list[str]:
+        """The cards of ``hand`` a trick takes (§4): the suit led while the hand holds
+        one, else any. The choice among them never depends on their order."""
+        if not v["trick"]:
+            return hand
+        led = suit(v["trick"][0]["card"])
+        follow = [c for c in hand if suit(c) == led]
+        return follow or hand
 
     @staticmethod
     def _discards(hand: list[str], contract: str) -> tuple[str, ...]:

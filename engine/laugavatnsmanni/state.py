@@ -86,9 +86,5 @@ class LvState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         return len(self.won[seat]) // SEATS
 
     @property
-    def great_leader(self) -> int | None:
-        return self.great_calls[-1][0] if self.great_calls else None
-
-    @property
     def great_contract(self) -> str | None:
         return self.great_calls[-1][1] if self.great_calls else None

@@ -106,6 +106,17 @@ def view(s: LvState, viewer: Viewer) -> dict[str, Any]:
     return out
 
 
+def seat_view(s: LvState, seat: int) -> dict[str, Any]:
+    """The part of ``view(s, seat)`` the heuristic bot weighs each turn, without building
+    the rest (every seat's names, totals, tricks, calls): ``hand`` (the seat's own
+    cards, as ``view``'s ``hands`` holds them), ``contract``, ``trump`` and ``trick``
+    (``[{"card": …}]`` in play order), each as ``view`` shows it."""
+    in_deal = s.phase in _IN_DEAL
+    contract = s.contract if in_deal else None
+    return {"hand": s.hands[seat] if s.deal else (), "contract": contract,
+            "trump": TRUMP[contract] if contract else None, "trick": [{"card": c} for c in s.trick]}
+
+
 def redact(state: LvState, event: Event, viewer: Viewer) -> Event:
     if viewer == ALL:
         return event

@@ -27,12 +27,12 @@ class SvoiKozyri(Game[SkState]):
     name = "svoi-kozyri"
     title = "Svoi Kozyri"
     total_column = ("losses", "deals lost (the last player holding cards); lower is better")
+    low_totals_win = True
     ruleset = "svoi-kozyri-1"
     player_counts = (2, 3, 4)
     seat_names = SEAT_LABELS
     full_deck = DECK
     command_types = COMMAND_TYPES
-    deal_rules = rules.DEAL_RULES
     options = {
         "trumps": Option(
             default=list(DEFAULT_TRUMPS),
@@ -46,6 +46,7 @@ class SvoiKozyri(Game[SkState]):
             help="number of deals in the match (RULING: 8)",
             parse=int,
             check=check_deals,
+            short="2",
         ),
     }
     recorded_commands = commands.RECORDED

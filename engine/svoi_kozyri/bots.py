@@ -7,6 +7,7 @@ hand sizes and what is due.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from kartludo.engine.base import Bot, Command, Game
@@ -26,7 +27,8 @@ class HeuristicBot(Bot[Any]):
     def __init__(self, vary: float = 0.1) -> None:
         self.vary = vary
 
-    def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
+    def choose(self, game: Game[Any], state: Any, seat: int, legal: Sequence[Command],
+               rng: random.Random) -> Command:
         v = game.view(state, seat)
         players = list(state.players)
         me = players[seat]

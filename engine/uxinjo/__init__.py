@@ -11,7 +11,6 @@ from kartludo.engine.uxinjo import commands, fold, settle
 from kartludo.engine.uxinjo import view as _view
 from kartludo.engine.uxinjo.commands import COMMAND_TYPES, Discard, Draw, Eltiri, Levu, Munt, Pass, Take
 from kartludo.engine.uxinjo.hand import HandScore, best_split
-from kartludo.engine.uxinjo.rules import DEAL_RULES
 from kartludo.engine.uxinjo.state import SEAT_LABELS, Phase, UxState, match_points
 
 
@@ -31,12 +30,11 @@ class Uxinjo(Game[UxState]):
     name = "uxinjo"
     title = "Uxinjo"
     total_column = ("match_points", "Uxinjo MP from the markers; higher is better")
-    ruleset = "uxinjo-2"
+    ruleset = "uxinjo-3"
     player_counts = (3,)
     seat_names = SEAT_LABELS
     full_deck = JX_DECK
     command_types = COMMAND_TYPES
-    deal_rules = DEAL_RULES
     options = {
         "needed_base": Option(
             default=2,

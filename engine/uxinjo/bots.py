@@ -8,7 +8,7 @@ invalid munts on purpose (for tests of the penalty machinery).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -60,7 +60,8 @@ class HeuristicBot(Bot[Any]):
         self.foul_rate = foul_rate
         self.levu = levu
 
-    def choose(self, game: Game[Any], state: Any, seat: int, legal: list[Command], rng: random.Random) -> Command:
+    def choose(self, game: Game[Any], state: Any, seat: int, legal: Sequence[Command],
+               rng: random.Random) -> Command:
         by_text = {c.text(): c for c in legal}
         v = seat_view(state, seat)
         hand, revealed, needed, eltiro = v.hand, v.revealed, v.points_needed, v.exposed

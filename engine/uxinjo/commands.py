@@ -14,6 +14,7 @@ from kartludo.engine.commands import Arg, Card
 from kartludo.engine.jx import AJX, JX, JX_DECK, PJX, is_card
 from kartludo.engine.uxinjo.rules import (
     DEAL_RULES,
+    R_ANSWER,
     R_COMMANDS,
     R_DISCARD,
     R_DONE,
@@ -24,6 +25,7 @@ from kartludo.engine.uxinjo.rules import (
     R_JX,
     R_LAST,
     R_LEVU,
+    R_LEVU_WINDOW,
     R_MUNT,
     R_SETUP,
     R_TAKE,
@@ -151,8 +153,8 @@ def check(state: UxState, cmd: Command) -> list[Event]:
 def _not_your_turn(state: UxState, seat: int) -> IllegalCommand:
     if state.phase is Phase.CLAIM:
         if seat == state.active:
-            return IllegalCommand("the others are answering the claim window on your discard", R_WINDOW)
-        return IllegalCommand("a claim window is open: answer munt or pass", R_WINDOW)
+            return IllegalCommand("the others are answering the claim window on your discard", R_ANSWER)
+        return IllegalCommand("a claim window is open: answer munt or pass", R_ANSWER)
     return IllegalCommand(f"it is {who(state, state.active)}'s turn, not {who(state, seat)}'s", R_TURN)
 
 
@@ -228,6 +230,10 @@ def _check_discard(state: UxState, cmd: Discard) -> list[Event]:
 
 def _check_levu(state: UxState, cmd: Command) -> list[Event]:
     seat = cmd.seat
+    if state.phase is Phase.CLAIM and seat != state.active:
+        raise IllegalCommand(
+            "a claim window is open: answer munt or pass first; levu works once your turn begins, after an "
+            "explicit pass (when the window closes) or after you draw or take", R_LEVU_WINDOW)
     if state.phase is Phase.CLAIM or seat != state.active:
         raise _not_your_turn(state, seat)
     if state.first_turn_done[seat]:
@@ -260,7 +266,7 @@ def _check_munt(state: UxState, cmd: Command) -> list[Event]:
         if seat == state.active:
             raise IllegalCommand("you cannot claim your own discard", R_MUNT)
         if state.answers[seat] is not None:
-            raise IllegalCommand("you already answered this claim window", R_WINDOW)
+            raise IllegalCommand("you already answered this claim window", R_ANSWER)
         return [MuntDeclared(seat=seat, claim=True)]
     if seat == state.active:
         raise IllegalCommand("draw or take first: munt needs six cards", R_MUNT)
@@ -270,11 +276,11 @@ def _check_munt(state: UxState, cmd: Command) -> list[Event]:
 def _check_pass(state: UxState, cmd: Command) -> list[Event]:
     seat = cmd.seat
     if state.phase is not Phase.CLAIM:
-        raise IllegalCommand("pass answers a claim window; there is none open", R_WINDOW)
+        raise IllegalCommand("pass answers a claim window; there is none open", R_ANSWER)
     if seat == state.active:
-        raise IllegalCommand("the discarder does not answer its own claim window", R_WINDOW)
+        raise IllegalCommand("the discarder does not answer its own claim window", R_ANSWER)
     if state.answers[seat] is not None:
-        raise IllegalCommand("you already answered this claim window", R_WINDOW)
+        raise IllegalCommand("you already answered this claim window", R_ANSWER)
     return [Passed(seat=seat)]
 
 

@@ -20,6 +20,7 @@ from kartludo.engine.uxinjo.state import (
     Phase,
     SettleRow,
     UxState,
+    adjusted_markers,
     at_finito,
     move,
     pay,
@@ -189,8 +190,17 @@ def _apply_moves(s: UxState, transfers: list[Transfer]) -> tuple[int, int, int]:
     return markers
 
 
-def _ledger_row(winner: int, transfers: list[Transfer]) -> SettleRow:
-    return SettleRow(winner, tuple((t.payer, t.payee, t.amount, t.reason) for t in transfers))
+def _ledger_row(munts: tuple[int, ...], transfers: list[Transfer]) -> SettleRow:
+    return SettleRow(munts, tuple((t.payer, t.payee, t.amount, t.reason) for t in transfers))
+
+
+def _lift(penalties: tuple[tuple[str, ...], ...],
+          lifted: list[str]) -> tuple[tuple[tuple[str, ...], ...], tuple[int, ...]]:
+    """``penalties`` without the ``lifted`` ruling ids, and the seats they were lifted from."""
+    seats = tuple(seat for seat in range(SEATS) if any(rid in penalties[seat] for rid in lifted))
+    for seat in seats:
+        penalties = put(penalties, seat, tuple(r for r in penalties[seat] if r not in lifted))
+    return penalties, seats
 
 
 def _settled(s: UxState, e: Settled) -> UxState:
@@ -202,7 +212,7 @@ def _settled(s: UxState, e: Settled) -> UxState:
         phase=Phase.WAITING_DEAL,
         markers=_apply_moves(s, e.transfers),
         penalties=penalties,
-        ledger=s.ledger.add(_ledger_row(e.winner, e.transfers)),
+        ledger=s.ledger.add(_ledger_row((e.winner,), e.transfers)),
         active=-1,
         munts=(),
         answers=(None, None, None),
@@ -210,11 +220,14 @@ def _settled(s: UxState, e: Settled) -> UxState:
 
 
 def _deal_drawn(s: UxState, e: DealDrawn) -> UxState:
+    """A drawn deal; valid munts in it (two on one discard) lift what it records."""
+    penalties, lifters = _lift(s.penalties, e.lifted) if e.lifted else (s.penalties, ())
     return _replace(
         s,
         phase=Phase.WAITING_DEAL,
         markers=_apply_moves(s, e.transfers),
-        ledger=s.ledger.add(_ledger_row(-1, e.transfers)),
+        penalties=penalties,
+        ledger=s.ledger.add(_ledger_row(lifters, e.transfers)),
         active=-1,
         munts=(),
         answers=(None, None, None),
@@ -232,14 +245,19 @@ def _appealed(s: UxState, e: RulingAppealed) -> UxState:
 
 def _decided(s: UxState, e: RulingDecided) -> UxState:
     """An overturned foul: recompute markers and penalties as if it never penalised.
-    An adjusted score: the markers move by the adjustment (a ledger row, so a later
-    overturn's recomputation keeps it)."""
+    An adjusted score: the markers move by the award, within bounds (a ledger row, so a
+    later overturn's recomputation keeps it). Either one that leaves a marker at finito
+    between deals ends the match there, as a played settlement would; during a deal,
+    the match ends when that deal is settled (``settle.automatic``)."""
     rid = e.ruling_id
     if e.decision == "adjust":
-        row = AdjustRow(adjustment_moves(tuple(e.adjustment.get(p, 0) for p in s.players)))
-        ledger = s.ledger.add(row)
+        award = tuple(e.adjustment.get(p, 0) for p in s.players)
+        ledger = s.ledger.add(AdjustRow((award[0], award[1], award[2])))
         markers, penalties = recompute(ledger.rows(), frozenset(s.overturned))
-        return _replace(s, ledger=ledger, markers=markers, penalties=penalties)
+        s = _replace(s, ledger=ledger, markers=markers, penalties=penalties)
+        if s.phase is Phase.WAITING_DEAL and at_finito(markers):
+            s = _replace(s, phase=Phase.FINISHED, end="adjust")
+        return s
     if e.decision != "overturn" or rid in s.overturned:
         return s
     rows = s.ledger.rows()
@@ -258,13 +276,13 @@ def _decided(s: UxState, e: RulingDecided) -> UxState:
 def recompute(ledger: Sequence[LedgerRow],
               overturned: frozenset[str]) -> tuple[tuple[int, int, int], tuple[tuple[str, ...], ...]]:
     """Replay the ledger: transfers in order with finito capping, each voided by its
-    payee's active penalties, each winner's munt lifting its oldest penalty."""
+    payee's active penalties, each valid munt lifting its declarer's oldest penalty,
+    each adjusted score moving the markers within bounds."""
     markers: tuple[int, int, int] = (0, 0, 0)
     active: list[tuple[str, ...]] = [(), (), ()]
     for row in ledger:
         if isinstance(row, AdjustRow):
-            m = row.moves
-            markers = (markers[0] + m[0], markers[1] + m[1], markers[2] + m[2])
+            markers = adjusted_markers(markers, row.award)
         elif isinstance(row, PenaltyRow):
             if row.ruling_id not in overturned:
                 active[row.seat] = active[row.seat] + (row.ruling_id,)
@@ -272,18 +290,10 @@ def recompute(ledger: Sequence[LedgerRow],
             for payer, payee, amount, _reason in row.transfers:
                 if not active[payee]:
                     markers, _ = pay(markers, payer, payee, amount)
-            if row.winner >= 0 and active[row.winner]:
-                active[row.winner] = active[row.winner][1:]
+            for seat in row.munts:
+                if active[seat]:
+                    active[seat] = active[seat][1:]
     return markers, tuple(active)
-
-
-def adjustment_moves(deltas: tuple[int, ...]) -> tuple[int, int, int]:
-    """Marker moves (pairs (0,1), (0,2), (1,2)) giving each seat ``deltas`` more total
-    (they sum to 0), moving as little as possible: totals are t0 = m01 + m02,
-    t1 = m12 - m01, t2 = -m02 - m12, and the cycle m12 is chosen as the median."""
-    d0, d1, d2 = deltas
-    z = sorted((d1, -d2, 0))[1]
-    return (z - d1, -z - d2, z)
 
 
 _EVOLVE: dict[type, Callable[[UxState, Any], UxState]] = {

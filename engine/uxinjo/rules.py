@@ -28,6 +28,11 @@ R_WINDOW = (
     "uxinjo §2.3 claim window (RULING: a draw or take counts as the next player's pass only "
     "once the other player has answered and nobody claimed)"
 )
+R_ANSWER = "uxinjo §2.3 claim window (each of the two players other than the discarder answers once: munt or pass)"
+R_LEVU_WINDOW = (
+    "uxinjo §4.2 (levu: during your own first turn, before discarding), §2.3 claim window (your turn begins "
+    "once the window before it closes: by your explicit pass, or by your draw or take)"
+)
 R_LAST = "uxinjo §2.3 2 (the last claim window at stock exhaustion: answer munt or pass)"
 R_DONE = "uxinjo §6 (the match is over)"
 R_FOUL = "uxinjo §2.3 3, §6.1 (invalid munt = foul; RULING: points needed = 2 + 1 per valid levu)"
@@ -61,6 +66,7 @@ RULING_NEEDED = "RULING §2.3: points needed = 2 + 1 per valid levu"
 RULING_ALL_LEVU = "§4.2: all three declared levu, so every levu is void"
 RULING_FINITO = "RULING §2.1: a transfer that would pass finito stops at it"
 RULING_VOID_CLAIM = "RULING §2.3: an invalid claim beside a valid one in the same window is void, no foul"
+RULING_LIFT = "RULING §6.1: a penalty lifts on any valid munt, also one in a deal drawn by two valid munts"
 RULING_WILDS = "RULING §1: a wild never stands for a coloured number already in the hand"
 
 DEAL_RULES = DealRules(done=R_DONE, in_progress=R_DEAL, deck=R_DECK)

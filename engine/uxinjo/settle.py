@@ -15,6 +15,7 @@ from kartludo.engine.uxinjo.rules import (
     R_FOUL_CLAIM,
     RULING_ALL_LEVU,
     RULING_FINITO,
+    RULING_LIFT,
     RULING_NEEDED,
     RULING_VOID_CLAIM,
     RULING_WILDS,
@@ -94,7 +95,7 @@ def _foul_event(s: UxState, seat: int, six: tuple[str, ...], score: HandScore | 
         "rows": dict(score.rows) if score else None,
         "points": score.points if score else None,
         "needed": s.needed,
-        "levu": [label(x) for x in s.levu],
+        "levu": [s.players[x] for x in s.levu],
         "exposed": list(s.exposed[seat]),
         "reason": reason,
     }
@@ -192,20 +193,30 @@ def _settle(s: UxState, winner: int, win: str, discarder: int | None, card: str,
 
 
 def _drawn(s: UxState, reason: str, claimants: list[int] | None = None) -> DealDrawn:
+    """A drawn deal. Two valid munts on one discard each lift their declarer's oldest
+    penalty (RULING: a penalty lifts on any valid munt), though neither scores; the
+    deal's transfers to a penalised claimant are void all the same."""
     transfers = _transfers(s, _levu_requests(s, -1))
+    claimants = list(claimants or [])
+    lifted = [s.penalties[seat][0] for seat in claimants if s.penalties[seat]]
+    notes = _notes(s, transfers)
+    if lifted:
+        notes.append(RULING_LIFT)
     return DealDrawn(
         deal=s.deal,
         reason=reason,
-        claimants=list(claimants or []),
+        claimants=claimants,
         transfers=transfers,
         levu=list(s.levu),
-        rulings=_notes(s, transfers),
+        rulings=notes,
+        lifted=lifted,
     )
 
 
-def decisions(event: Event) -> list[Decision]:
+def decisions(event: Event, players: Sequence[str]) -> list[Decision]:
     """What a settlement or drawn deal voided without a penalty: each invalid claim beside
-    the valid one (RULING §2.3), and each levu when all three declared one (§4.2)."""
+    the valid one (RULING §2.3), and each levu when all three declared one (§4.2). Facts
+    name players, as every other fact does (the key keeps the seat label, like ruling ids)."""
     if not isinstance(event, (Settled, DealDrawn)):
         return []
     out = []
@@ -215,12 +226,12 @@ def decisions(event: Event) -> list[Decision]:
             out.append(Decision(
                 key=f"uxinjo-d{d}-{label(seat)}-void-claim", seat=seat, rule=RULING_VOID_CLAIM,
                 facts={"claim_on": event.card,
-                       "discarder": label(event.discarder if event.discarder is not None else -1),
-                       "valid_claim_by": label(event.winner), "points_needed": event.needed},
+                       "discarder": players[event.discarder] if event.discarder is not None else None,
+                       "valid_claim_by": players[event.winner], "points_needed": event.needed},
                 effect={"claim": "void", "foul": False, "penalties": "unchanged"},
             ))
     if len(event.levu) >= SEATS:
-        facts: dict[str, Any] = {"levu": [label(x) for x in event.levu]}
+        facts: dict[str, Any] = {"levu": [players[x] for x in event.levu]}
         if isinstance(event, Settled):
             facts["points_needed"] = event.needed
         for seat in event.levu:
@@ -263,7 +274,10 @@ def penalty_changes(event: Event, before: UxState, after: UxState) -> PenaltyCha
         return PenaltyChanges(started=[event.ruling_id])
     if isinstance(event, (Settled, DealDrawn)):
         voided = [(t.payer, t.payee, t.amount, t.reason) for t in event.transfers if t.void]
-        lifted = [event.lifted] if isinstance(event, Settled) and event.lifted else []
+        if isinstance(event, Settled):
+            lifted = [event.lifted] if event.lifted else []
+        else:
+            lifted = list(event.lifted)
         if not voided and not lifted:
             return None
         return PenaltyChanges(lifted=lifted, reason="a valid munt lifted the penalty", transfers=voided)

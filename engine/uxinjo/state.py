@@ -32,16 +32,19 @@ class PenaltyRow(msgspec.Struct, frozen=True, array_like=True, tag="penalty"):
 
 class SettleRow(msgspec.Struct, frozen=True, array_like=True, tag="settle"):
     """A deal's transfers (payer, payee, amount, reason) as owed, before penalties and
-    finito; ``winner`` -1 for a drawn deal."""
+    finito, and the seats whose valid munt lifts a penalty (the winner; both claimants
+    of a deal drawn by two valid munts: RULING, a penalty lifts on any valid munt)."""
 
-    winner: int
+    munts: tuple[int, ...]
     transfers: tuple[tuple[int, int, int, str], ...]
 
 
 class AdjustRow(msgspec.Struct, frozen=True, array_like=True, tag="adjust"):
-    """A TD's adjusted score: marker moves (m01, m02, m12), made uncapped."""
+    """A TD's adjusted score: what each seat's total gains. The marker moves are worked
+    out from the markers standing when it applies (``adjusted_markers``), never past
+    finito, so an overturn's recomputation keeps the award within bounds too."""
 
-    moves: tuple[int, int, int]
+    award: tuple[int, int, int]
 
 
 #: ledger rows, for recomputing markers after an overturn: encoded as ["penalty", id, seat] etc.
@@ -164,6 +167,34 @@ def move(markers: tuple[int, int, int], payee: int, payer: int, moved: int) -> t
     out = list(markers)
     out[i] += delta
     return (out[0], out[1], out[2])
+
+
+def adjusted_markers(markers: tuple[int, int, int], award: tuple[int, ...]) -> tuple[int, int, int]:
+    """The markers after a TD's adjusted score (RULING, adjusted scores): each seat's
+    total (t0 = m01 + m02, t1 = m12 - m01, t2 = -m02 - m12) gains ``award`` (summing to
+    0), the markers moving as little as possible and staying within -6...+6.
+
+    The moves are (z - a1, -z - a2, z) for one free z: the least movement is the median
+    of (a1, -a2, 0), clamped into the z that keep every marker within bounds. Where no
+    z does (an award no marker position gives), the z that overshoots least is taken
+    and each marker stops at finito, as a transfer does (RULING §2.1)."""
+    m01, m02, m12 = markers
+    _, a1, a2 = (max(-4 * FINITO, min(4 * FINITO, a)) for a in award)
+    lo = max(a1 - FINITO - m01, m02 - a2 - FINITO, -FINITO - m12)
+    hi = min(a1 + FINITO - m01, m02 - a2 + FINITO, FINITO - m12)
+    best = sorted((a1, -a2, 0))[1]
+    if lo <= hi:
+        z = min(max(best, lo), hi)
+    else:
+        def overshoot(z: int) -> tuple[int, int, int]:
+            after = (m01 + z - a1, m02 - z - a2, m12 + z)
+            return sum(max(0, abs(m) - FINITO) for m in after), abs(z - best), z
+        z = min(range(-8 * FINITO, 8 * FINITO + 1), key=overshoot)
+    return (_bound(m01 + z - a1), _bound(m02 - z - a2), _bound(m12 + z))
+
+
+def _bound(m: int) -> int:
+    return max(-FINITO, min(FINITO, m))
 
 
 def at_finito(markers: tuple[int, int, int]) -> bool:

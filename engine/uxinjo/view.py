@@ -187,6 +187,8 @@ def describe(before: UxState, event: Event, viewer: Viewer) -> str:
             event.reason, event.reason
         )
         tail = f"; {_transfers_text(before, event.transfers)}" if event.transfers else ""
+        if event.lifted:
+            tail += f"; the valid munts lift penalt{'ies' if len(event.lifted) > 1 else 'y'} {', '.join(event.lifted)}"
         return f"deal {event.deal} drawn: {why}{tail}{_voided(before, event)}"
     if isinstance(event, MatchEnded):
         return "match ends: MP " + ", ".join(f"{n} {v:+d}" for n, v in event.mp.items())
@@ -203,7 +205,9 @@ def render(s: UxState, viewer: Viewer) -> str:
         # between deals the dealer above is the last one's
         + (f", next dealer {who(s, names.index(v['next_dealer']))}" if v["next_dealer"] and s.deal else ""),
         f"stock {len(s.stock)}  revealed {s.revealed or '-'}  discard {v['top_discard'] or '-'}"
-        f"  needed {s.needed}" + (f"  levu {', '.join(who(s, x) for x in s.levu)}" if s.levu else ""),
+        # the card taken from the discard pile this turn is public (everyone saw it taken)
+        + (f"  taken {s.taken} by {who(s, s.active)}" if s.taken else "")
+        + f"  needed {s.needed}" + (f"  levu {', '.join(who(s, x) for x in s.levu)}" if s.levu else ""),
     ]
     for i in range(SEATS):
         name = names[i]

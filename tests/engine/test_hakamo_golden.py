@@ -409,6 +409,8 @@ def test_no_kunulo_then_resign_costs_half_the_contract_rounded_up():
     t.shares(None)
     assert t.state.phase is Phase.NO_KUNULO and sorted(c.text() for c in HAKAMO.legal_commands(t.state, SU)) == [
         "resign", "solo"]
+    # issue 38: a refusal names the phase in words, never its value no_kunulo
+    assert t.refuse(SU, "keep").message == "'keep' is not possible now (no Kunulo: solo or resign): solo or resign"
     events = t.act(SU, "resign")
     assert events == [
         Resigned(seat=SU),

@@ -14,7 +14,7 @@ from kartludo.engine.registry import get_game
 def test_registry_finds_the_game():
     g = get_game("hakamo")
     assert g is HAKAMO and g.ruleset == "hakamo-1" and g.player_counts == (4,)
-    assert g.seat_labels(4) == ("Or", "Su", "Ok", "No") and g.deck({}) == JX_DECK
+    assert g.seat_names[:4] == ("Or", "Su", "Ok", "No") and g.deck({}) == JX_DECK
     assert set(g.bots()) == {"random", "heuristic"}
 
 
@@ -30,12 +30,35 @@ def test_a_bid_below_13_or_not_above_the_last():
         assert err.rule == "hakamo §1 auction (a bid is at least 13 and at least 1 above the last)"
     err = t.refuse(SU, "bid", "58")
     assert err.message == "a bid is at most 57, not 58 (the project's bound on bids)"
-    # issue 15: the cap is the project's bound, not a RULING, and no deal reaches 57 (about 43 at most)
+    # issue 15: the cap is the project's bound, not a RULING, and no deal reaches 57 (42 at most: issue 38)
     assert err.rule == ("hakamo §1 auction (the project's bound, not a rule of the game: no bid above 57, "
                         "the most a GV could count with all 39 card points and every bonus listed; "
-                        "the highest GV a deal can reach is about 43)")
+                        "the highest GV a deal can reach is 42)")
     assert "RULING" not in err.rule
     t.act(SU, "bid", "57")
+
+
+def test_the_highest_gv_the_bound_names_is_reached():
+    """The bound's text says a deal reaches 42 at most: 41 card points, less the two
+    Kasxetoj (out of play, 2 at least) and the one Matisto's hand (1 at least), + 2 for
+    kept Kasxetoj + 2 for one Matisto (two never arise). This deal reaches it: Su takes
+    all nine tricks without a cancel, and No, left holding only C with both Kasxetoj face
+    down, is mati in the ninth."""
+    from kartludo.events.hakamo import DealScored
+
+    t = Table()
+    t.deal(build_deck(OR, {OR: "R1 R2 R3 R4 R5 R6 R7 RV G1", SU: "PJ RX R9 R8 GX G9 G8 BX B9",
+                           OK: "AJ G2 G3 G4 G5 G6 G7 GV B1", NO: "C B2 B3 B4 B5 B6 B7 B8 BV"}, upper="PJ", lower="AJ"))
+    t.auction(OR, 42)
+    t.act(OR, "keep")
+    t.act(OR, "solo")
+    t.act(OR, "declare", "Su")
+    for trick in ["R1 PJ AJ B2", "RX GV B3 R2", "R9 G2 B4 R3", "R8 G3 B5 R4", "GX G4 B6 G1", "G9 G5 B7 R5",
+                  "G8 G6 B8 R6", "BX B1 BV R7", "B9 G7 RV"]:
+        t.play(trick)
+    [scored] = [e for e in t.events if isinstance(e, DealScored)]
+    assert (scored.gv_base, scored.bonuses, scored.matistos, scored.gv, scored.won) == (
+        38, {"kept": 2, "matistos": 2}, [NO], 42, True)
 
 
 def test_acting_out_of_turn():

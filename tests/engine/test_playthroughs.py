@@ -51,9 +51,11 @@ def test_playthrough_script_records_the_file(name):
     assert problem is None, problem
 
 
-def test_every_game_has_playthroughs_and_every_file_a_script():
+def test_every_playthrough_is_of_an_installed_game_and_every_file_has_a_script():
+    """A game's playthroughs are its own tests (a new game adds them when it adds a script
+    in ``scripts.py``); every file here replays one, of a game this build has."""
     games = {load(name)["created"]["game"] for name in names()}
-    assert games == set(game_names())
+    assert games <= set(game_names())
     assert sorted(p.stem for p in HERE.glob("*.json")) == sorted(names())
 
 

@@ -11,6 +11,7 @@ from gamespecs import SPECS, Choices, play
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from kartludo.engine.bots import HEURISTIC, RANDOM, RandomBot, bots_of
 from kartludo.engine.shapes import expand, ordered_commands
 
 TABLES = [(name, n) for name, spec in SPECS.items() for n in spec.player_counts]
@@ -55,7 +56,7 @@ def test_shapes_expand_to_exactly_the_legal_commands(name, n, seed):
     spec = SPECS[name]
     game = spec.game
     rng = random.Random(seed)
-    bots = [game.bots()[rng.choice(["random", "heuristic"])] for _ in range(n)]
+    bots = [bots_of(game)[rng.choice([RANDOM, HEURISTIC])] for _ in range(n)]
     for deals in (2, 8):  # more deals when the first ones never reached a card play
         checker = ShapeChecker(game)
         play(game, spec.created(n, seed, {}), Choices(seed, bots), deals=deals, max_commands=200 * deals,
@@ -75,7 +76,7 @@ def test_every_kind_is_met_and_the_exchange_is_one_shape():
         game = spec.game
         checker = ShapeChecker(game)
         for seed in (1, 2, 3):
-            play(game, spec.created(n, seed, {}), Choices(seed, [game.bots()["random"]] * n), deals=2,
+            play(game, spec.created(n, seed, {}), Choices(seed, [RandomBot()] * n), deals=2,
                  max_commands=600, check=checker)
         seen.setdefault(name, set()).update(checker.kinds)
         largest[name] = max(largest.get(name, 0), checker.largest)

@@ -35,7 +35,7 @@ def test_registry_finds_the_game():
     g = get_game("svoi-kozyri")
     assert g is G and g.ruleset == "svoi-kozyri-1" and g.player_counts == (2, 3, 4)
     assert g.deck({}) == DECK_36 and set(g.bots()) == {"random", "heuristic"}
-    assert g.seat_labels(3) == ("P1", "P2", "P3")
+    assert g.seat_names[:3] == ("P1", "P2", "P3")
 
 
 def test_a_card_that_does_not_beat_the_top_card():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from uxinjo_helpers import OK, OR, SU, Table, build_deck
+from uxinjo_helpers import OK, OR, PLAYERS, SU, Table, build_deck
 
 from kartludo.engine.base import PenaltyChanges
 from kartludo.engine.uxinjo import UXINJO
@@ -543,12 +543,13 @@ def test_an_invalid_claim_beside_a_valid_one_is_described_and_listed_as_a_decisi
     line = UXINJO.describe(UXINJO.evolve(before, munt), settled, PUBLIC)
     assert line == ("cy (Ok) wins on ann (Or)'s G9: R4 R5 R6 | R9 G9 B9 = 3 points (base 2, trio +1), 2 needed; "
                     "ann→cy 3 discard; bob (Su)'s invalid claim is void, no foul (RULING §2.3)")
-    assert UXINJO.decisions(settled) == [Decision(
+    # issue 38: the facts name players, as every other fact does (the key keeps the label, like a ruling id)
+    assert UXINJO.decisions(settled, PLAYERS) == [Decision(
         key="uxinjo-d1-Su-void-claim", seat=SU, rule=RULING_VOID_CLAIM,
-        facts={"claim_on": "G9", "discarder": "Or", "valid_claim_by": "Ok", "points_needed": 2},
+        facts={"claim_on": "G9", "discarder": "ann", "valid_claim_by": "cy", "points_needed": 2},
         effect={"claim": "void", "foul": False, "penalties": "unchanged"},
     )]
-    assert UXINJO.decisions(munt) == []
+    assert UXINJO.decisions(munt, PLAYERS) == []
 
 
 def test_all_three_levu_void_is_described_and_listed_as_a_decision():
@@ -574,13 +575,13 @@ def test_all_three_levu_void_is_described_and_listed_as_a_decision():
     settled = t.act(SU, "pass")[-1]
     line = UXINJO.describe(before, settled, PUBLIC)
     assert line.endswith("; every levu is void: all three declared levu (§4.2)")
-    decisions = UXINJO.decisions(settled)
+    decisions = UXINJO.decisions(settled, PLAYERS)
     assert [(d.key, d.seat, d.rule) for d in decisions] == [
         ("uxinjo-d1-Or-levu-void", OR, RULING_ALL_LEVU),
         ("uxinjo-d1-Su-levu-void", SU, RULING_ALL_LEVU),
         ("uxinjo-d1-Ok-levu-void", OK, RULING_ALL_LEVU),
     ]
-    assert decisions[0].facts == {"levu": ["Or", "Su", "Ok"], "points_needed": 2}
+    assert decisions[0].facts == {"levu": ["ann", "bob", "cy"], "points_needed": 2}
     assert decisions[0].effect == {"levu": "void", "points_needed_raised_by": 0, "levu_penalty": "none"}
 
 
@@ -613,5 +614,5 @@ def test_all_three_levu_void_in_a_drawn_deal():
         state = UXINJO.evolve(state, e)
     assert UXINJO.describe(state, drawn, PUBLIC) == (
         "deal 1 drawn: foul; every levu is void: all three declared levu (§4.2)")
-    assert [d.key for d in UXINJO.decisions(drawn)] == ["uxinjo-d1-Or-levu-void", "uxinjo-d1-Su-levu-void",
+    assert [d.key for d in UXINJO.decisions(drawn, PLAYERS)] == ["uxinjo-d1-Or-levu-void", "uxinjo-d1-Su-levu-void",
                                                         "uxinjo-d1-Ok-levu-void"]

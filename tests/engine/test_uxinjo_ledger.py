@@ -13,7 +13,7 @@ def _row(i: int):
     if kind == 0:
         return PenaltyRow(f"uxinjo-d{i}-Or", i % 3)
     if kind == 1:
-        return SettleRow(i % 3 - 1, ((0, 1, 2, "stock"), (0, 2, 1, "levu")))
+        return SettleRow((i % 3,) if i % 2 else (), ((0, 1, 2, "stock"), (0, 2, 1, "levu")))
     return AdjustRow((i, -i, 0))
 
 

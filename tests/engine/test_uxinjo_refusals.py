@@ -19,7 +19,7 @@ def dealt(**kw):
 
 def test_registry_finds_the_game():
     g = get_game("uxinjo")
-    assert g is UXINJO and g.ruleset == "uxinjo-2" and g.seat_labels(3) == ("Or", "Su", "Ok")
+    assert g is UXINJO and g.ruleset == "uxinjo-3" and g.seat_names[:3] == ("Or", "Su", "Ok")
     assert g.deck({}) == JX_DECK and set(g.bots()) == {"random", "heuristic"}
 
 

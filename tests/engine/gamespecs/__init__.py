@@ -4,7 +4,9 @@
 game (legality, the fold, the codecs, hidden hands, determinism, derived events). Each
 game's module here declares only what the contract cannot say: how to count its cards,
 which commands to try beyond the legal ones, the bots it is played with, and the
-invariants of its own rules. A fifth game adds one module here.
+invariants of its own rules. Every installed game is checked: one without a module here
+gets ``contract_spec``, made from the contract alone (its bots, its short options, its
+``every_candidate``); a module adds the game's own invariants.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kartludo.engine.base import ALL, PUBLIC, Bot, Command, Game, StartDeal, Viewer, seeded_deck
+from kartludo.engine.bots import HEURISTIC, RANDOM, bots_of
 from kartludo.events.base import Event
 from kartludo.events.match import MatchCreated
 
@@ -274,13 +277,65 @@ def viewers(n: int) -> list[Viewer]:
     return [ALL, PUBLIC, *range(n)]
 
 
+def short_options(game: Game[Any]) -> dict[str, Any]:
+    """The options that keep a match of ``game`` short (``Option.short``), parsed."""
+    return {key: opt.parse(opt.short) for key, opt in game.options.items() if opt.short is not None}
+
+
+def contract_spec(game: Game[Any]) -> GameSpec:
+    """The spec of a game without a module here, from its contract alone: its bots
+    (``bots_of``: the heuristic one, or the random bot standing in), matches made short
+    by its ``Option.short`` values, ``every_candidate`` as the commands to try, bounds
+    on player commands instead of per-deal ones, and no invariants of its own rules."""
+    bots = bots_of(game)
+    heuristic, random_bot = bots[HEURISTIC], bots[RANDOM]
+    smallest, most = game.player_counts[0], game.player_counts[-1]
+
+    def created(n: int, seed: int, options: dict[str, Any]) -> MatchCreated:
+        chosen = {key: opt.default for key, opt in game.options.items()} | short_options(game) | options
+        return MatchCreated(game=game.name, ruleset=game.ruleset, players=[f"p{i}" for i in range(n)], seed=seed,
+                            options=chosen)
+
+    def candidates(state: Any, seat: int, rng: random.Random) -> list[Command]:
+        return game.every_candidate(state, seat)
+
+    return GameSpec(
+        game=game,
+        player_counts=game.player_counts,
+        created=created,
+        cards=lambda state: None,
+        candidates=candidates,
+        check_step=lambda step: None,
+        modes={
+            "drawn": Mode(lambda n: [DRAWN] * n, examples=6, deals=2, max_commands=300, exhaustive=0.2),
+            "heuristic": Mode(lambda n: [heuristic] * n, examples=6, deals=2, max_commands=2_000, exhaustive=0.1),
+            "mixed": Mode(lambda n: [heuristic, DRAWN] * n, examples=4, deals=2, max_commands=400, exhaustive=0.1),
+        },
+        reference=BotMatch(smallest, lambda: [heuristic] * smallest, seeds=[3], max_commands=5_000),
+        check_reference=lambda played, coverage: None,
+        deterministic=BotMatch(smallest, lambda: [heuristic, random_bot] * smallest, seeds=[7], deals=2,
+                               max_commands=3_000),
+        finishing=[BotMatch(n, lambda: [heuristic] * most, seeds=range(3), max_commands=20_000)
+                   for n in game.player_counts],
+        check_finished=lambda played: None,
+        min_finished=1,
+        legal_sample=50,
+    )
+
+
 def _load() -> dict[str, GameSpec]:
-    """Every module of this package declares one game's ``SPEC``."""
+    """Every module of this package declares one game's ``SPEC``; every other installed
+    game gets its ``contract_spec``."""
     import importlib
     import pkgutil
 
-    specs = [importlib.import_module(f"{__name__}.{m.name}").SPEC for m in pkgutil.iter_modules(__path__)]
-    return {spec.name: spec for spec in sorted(specs, key=lambda spec: spec.name)}
+    from kartludo.engine.registry import all_games
+
+    specs = {spec.name: spec for spec in (importlib.import_module(f"{__name__}.{m.name}").SPEC
+                                          for m in pkgutil.iter_modules(__path__))}
+    for game in all_games():
+        specs.setdefault(game.name, contract_spec(game))
+    return dict(sorted(specs.items()))
 
 
 SPECS: dict[str, GameSpec] = _load()

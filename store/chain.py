@@ -1,6 +1,6 @@
 """The global chain over the global order, and signed seals of its head.
 
-Each stream's events are hash-chained by version (``eventstore.chain_hash``); that
+Each stream's events are hash-chained by version (``envelope.chain_hash``); that
 cannot show a stream's newest events deleted, a whole stream deleted, or an event
 moved elsewhere in the global order. The global chain can: one entry per event, in
 position order, each the SHA-256 of the previous entry, the event's position and
@@ -41,7 +41,8 @@ from typing import Any
 import msgspec
 
 from kartludo.events.base import UnknownEventType, event_type
-from kartludo.store.eventstore import GENESIS, EventStore
+from kartludo.store.envelope import GENESIS
+from kartludo.store.eventstore import EventStore
 from kartludo.store.keys import SealKey, fingerprint, key_path, load_optional, signature_ok
 
 #: advisory lock id of chain extensions and seals (PostgreSQL)

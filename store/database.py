@@ -8,6 +8,8 @@ to upgrade.
 from __future__ import annotations
 
 import os
+import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +18,17 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
-from kartludo.store.errors import BadSetting, DatabaseNotMigrated, DatabaseUnavailable
+from kartludo.store.errors import (
+    BadSetting,
+    DatabaseDamaged,
+    DatabaseNotMigrated,
+    DatabaseUnavailable,
+    DiskFull,
+    StoreBusy,
+    StoreError,
+)
 from kartludo.store.schema import SCHEMA_REVISION
 
-DEFAULT_URL = "sqlite:///kartludo.db"
 #: how long a SQLite writer waits for the file lock before giving up
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 #: one bounded pool per process: connections kept open, each one store call that may run
@@ -142,7 +151,65 @@ def connect(engine: Engine) -> sa.Connection:
     try:
         return engine.connect()
     except DBAPIError as exc:
+        found = as_store_error(exc, engine.url)
+        if isinstance(found, (DiskFull, DatabaseDamaged)):
+            raise found from None
         raise DatabaseUnavailable(f"cannot open {describe_url(engine)}: {first_line(exc.orig)}") from None
+
+
+#: SQLite's result codes for a file whose pages do not hold together (Python 3.11+ names them)
+_DAMAGED = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+_DAMAGED_TEXT = ("malformed", "file is not a database")
+#: free space below this, beside an I/O error, is named as the likely cause
+_LOW_SPACE = 1 << 20
+
+
+def as_store_error(exc: BaseException, url: sa.URL) -> StoreError | None:
+    """What a driver's (or SQLAlchemy's) error means for the database at ``url``, as a
+    store error with a message a user can act on; None for an error that is not the
+    database failing (a constraint, a bug: the caller handles or raises it).
+
+    SQLite: a damaged file (``DatabaseDamaged``); a full disk, or an I/O error with
+    little space left (named with the space free); a lock held too long
+    (``StoreBusy``); any other operational failure. PostgreSQL: a server down,
+    restarting, or a connection cut (``DatabaseUnavailable``)."""
+    orig = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    where = url.render_as_string(hide_password=True)
+    text = first_line(orig)
+    if isinstance(orig, sqlite3.DatabaseError) and not isinstance(orig, sqlite3.IntegrityError):
+        name = getattr(orig, "sqlite_errorname", "")
+        if name.startswith(_DAMAGED) or any(t in text for t in _DAMAGED_TEXT):
+            return DatabaseDamaged(
+                f"{where} is damaged ({text}): `kartludo verify` names the damaged pages; restore the file "
+                "from a backup (or an export) before writing to it again")
+        if not isinstance(orig, sqlite3.OperationalError):
+            return None
+        full = name.startswith("SQLITE_FULL") or "disk is full" in text
+        if full or name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
+            free = _free_space(url)
+            if full or (free is not None and free < _LOW_SPACE):
+                shown = "" if free is None else f"; {free // 1024} KiB free on its file system"
+                return DiskFull(f"{where}: the disk is full ({text}{shown}): nothing was written; "
+                                "free some space and try again")
+        if "locked" in text or "busy" in text:
+            return StoreBusy(f"{where} stayed locked by another writer: {text}")
+        return DatabaseUnavailable(f"{where}: {text}")
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None and isinstance(orig, psycopg.OperationalError):
+        return DatabaseUnavailable(f"{where}: {text}")
+    return None
+
+
+def _free_space(url: sa.URL) -> int | None:
+    """Bytes free on the file system holding a SQLite file (None: no file, or unknown)."""
+    database = url.database or ""
+    if url.get_backend_name() != "sqlite" or not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    try:
+        stat = os.statvfs(Path(database).expanduser().resolve().parent)
+    except OSError:
+        return None
+    return stat.f_bavail * stat.f_frsize
 
 
 def first_line(exc: BaseException | None) -> str:
@@ -183,7 +250,3 @@ def ensure_ready(engine: Engine, *, create: bool = True) -> None:
     raise DatabaseNotMigrated(
         f"{where} is at schema {revision}, newer than this kartludo ({SCHEMA_REVISION}): upgrade kartludo"
     )
-
-
-def url_from_env(url: str | None) -> str:
-    return url or os.environ.get("KARTLUDO_DB") or DEFAULT_URL

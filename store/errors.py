@@ -24,6 +24,14 @@ class DatabaseUnavailable(StoreError):
     """The database URL cannot be opened or reached."""
 
 
+class DiskFull(DatabaseUnavailable):
+    """A SQLite write (or the file's opening) found no space left: nothing was written."""
+
+
+class DatabaseDamaged(DatabaseUnavailable):
+    """A SQLite file whose pages do not hold together (``kartludo verify`` names them)."""
+
+
 class BadSetting(StoreError):
     """A store setting from the environment that cannot be used (``KARTLUDO_POOL_SIZE``)."""
 

@@ -2,6 +2,8 @@
 
 ``verify`` trusts nothing in a row it can recompute:
 
+0. SQLite: the file's own pages hold together (``store.damage``: each damaged page
+   named, and noted beside the file so that no write goes in until it is repaired);
 1. every stream's versions run 1, 2, 3… and each row's hash is recomputed from its
    content and its predecessor's hash, so an edited payload, envelope, hash or version
    is named (stream, version, position); positions must grow with versions;
@@ -32,7 +34,9 @@ import msgspec
 
 from kartludo.events.base import UndecodableEvent, UnknownEventType, decode
 from kartludo.store.chain import Head, Seal, chain_rows, link, seals
-from kartludo.store.eventstore import GENESIS, EventStore, chain_hash
+from kartludo.store.damage import check_file
+from kartludo.store.envelope import GENESIS, chain_hash
+from kartludo.store.eventstore import EventStore
 from kartludo.store.keys import fingerprint
 
 
@@ -88,6 +92,15 @@ class _Checker:
             raise _Stop
 
     # --- 1. stream chains ----------------------------------------------------
+    def file(self) -> None:
+        """SQLite: the file's own pages (``store.damage``), first: the checks after it
+        read every row, and a damaged page would stop them half-way."""
+        found = check_file(self.store.engine)
+        for line in found:
+            self.problem(Problem("", 0, 0, line, place="database file"))
+        if found:
+            raise _Stop
+
     def streams(self, decode_payloads: bool) -> None:
         report = self.report
         stream = None
@@ -292,6 +305,7 @@ def verify(
     report = Report()
     checker = _Checker(store, report, stop_at_first)
     try:
+        checker.file()
         checker.streams(decode_payloads)
         found = checker.seals(list(trusted))
         checker.chain(found, heads)

@@ -55,7 +55,7 @@ from psycopg import pq
 from psycopg.adapt import Transformer
 from psycopg.pq import TransactionStatus
 
-from kartludo.store.eventstore import _COLUMNS
+from kartludo.store.envelope import _COLUMNS
 from kartludo.store.schema import NOTIFY_CHANNEL, POSITION_ROW_BITS
 
 #: a row's position: its transaction's id, shifted, plus the row's index in the transaction
@@ -125,6 +125,8 @@ _INSERT_COMMANDS = b"INSERT INTO commands (stream_id, command_id, first_version,
 #: reads back: libpq's ``PQexec`` returns only the last statement's result
 _KEEP_XID = b"set_config('kartludo.append_xid', pg_current_xact_id()::text, false)"
 _KEPT_XID = b"SELECT current_setting('kartludo.append_xid')::bigint"
+#: refuses a command whose first row does not follow its stream's head (migration 0013)
+_FOLLOWS = b"SELECT kartludo_follows(%s, %d)"
 
 
 def _literal(value: Any, escaping: pq.abc.Escaping, encoding: str) -> bytes:
@@ -180,6 +182,7 @@ def _append_sql(conn: Any, rows: list[tuple[Any, ...]], commands: list[tuple[Any
     if commands:
         parts.append(_INSERT_COMMANDS + b", ".join([b"(" + values(c) + b")" for c in commands])
                      + b" RETURNING " + _KEEP_XID)
+        parts.extend(_FOLLOWS % (literal(c[0]), c[2]) for c in commands if c[2] > 1)
     else:
         parts.append(b"SELECT " + _KEEP_XID)
     parts.append(b"COMMIT")
@@ -406,6 +409,7 @@ def _flush_at_exit() -> None:
 class PostgresDriver:
     IntegrityError = psycopg.errors.IntegrityError
     OperationalError = psycopg.OperationalError
+    DatabaseError = psycopg.DatabaseError
     horizon_expr = HORIZON
     #: a cheaper horizon that may lag (the cluster's oldest transaction still running):
     #: safe wherever ``HORIZON`` is, enough when it is already past what a reader needs
@@ -559,6 +563,9 @@ class _Bulk:
             cur.executemany(_INSERT_AT, placed)
             if commands:
                 cur.executemany(_INSERT_COMMAND, commands)
+                follows = [(c[0], c[2]) for c in commands if c[2] > 1]
+                if follows:
+                    cur.executemany("SELECT kartludo_follows(%s, %s)", follows)
 
     def commit(self) -> None:
         with self.conn.cursor() as cur:

@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 #: the Alembic head revision this build expects (a test checks it against Alembic)
-SCHEMA_REVISION = "0012"
+SCHEMA_REVISION = "0014"
 #: PostgreSQL channel on which the store announces each commit to ``events``, after
 #: it commits; the payload is the stream written ("*" for an import). Migration 0003
 #: announced from a trigger inside the transaction; 0006 moved it to the store.
@@ -52,7 +52,7 @@ events = Table(
 )
 
 #: the token events' condition (migration 0004); SQLite uses a partial index only for a
-#: query whose condition reads exactly so (``app/tokens.py``)
+#: query whose condition reads exactly so (``EventStore.select_events`` for ``app.tokens.TokenIndex``)
 TOKEN_TYPES = "type IN ('token.issued', 'token.revoked')"
 # Resolving a bearer token reads the token events after the last one seen: one index probe.
 Index("ix_events_token_position", events.c.position, postgresql_where=text(TOKEN_TYPES),

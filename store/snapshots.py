@@ -9,6 +9,9 @@ refilled on demand. Failing to write one is never an error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import sqlalchemy as sa
 
 from kartludo.store.eventstore import EventStore
@@ -91,3 +94,11 @@ def head_hash(store: EventStore, stream_id: str, version: int) -> bytes | None:
         return store._prev_hash(stream_id, version)
     except ConcurrencyConflict:
         return None
+
+
+def all_rows(store: EventStore) -> list[Sequence[Any]]:
+    """Every snapshot row (stream, code, version, event hash, state) in (stream,
+    version) order: what ``verify`` checks against the events (``app.matches.snapshots.check``).
+    Raises the store's error when there is no table (it may be dropped at any time)."""
+    return store.select("SELECT stream_id, code, version, event_hash, state FROM snapshots "
+                        "ORDER BY stream_id, version")

@@ -12,15 +12,31 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from kartludo.store.eventstore import _COLUMNS, UNBOUNDED
+from kartludo.store.envelope import _COLUMNS
+from kartludo.store.eventstore import UNBOUNDED
 
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES (?, ?, ?, ?)"
+#: whether a stream's row follows its previous version: that row exists with the hash it chains to
+_FOLLOWS = ("SELECT count(*) FROM events a JOIN events b ON b.stream_id = a.stream_id AND b.version = a.version - 1 "
+            "AND b.hash = a.prev_hash WHERE a.stream_id = ? AND a.version = ?")
+
+
+def check_follows(conn: Any, commands: list[tuple[Any, ...]]) -> None:
+    """Refuse, inside the write transaction, a command whose first row does not follow
+    its stream's head (``IntegrityError``, which the store turns into a conflict): the
+    unique (stream, version) index refuses a second writer of a version, this a writer
+    whose head is not there (a cached head from a history the database lost)."""
+    for stream, _command, first, _last in commands:
+        if first > 1 and not conn.execute(_FOLLOWS, (stream, first)).fetchone()[0]:
+            raise sqlite3.IntegrityError(f"stream {stream} version {first} does not follow its version {first - 1}")
 
 
 class SqliteDriver:
     IntegrityError = sqlite3.IntegrityError
     OperationalError = sqlite3.OperationalError
+    #: every error of the driver's (a damaged file raises this base class itself)
+    DatabaseError = sqlite3.DatabaseError
     #: one writer at a time: a committed row is settled as soon as it is visible
     horizon_expr = ""
     quick_horizon_expr = ""
@@ -48,6 +64,7 @@ class SqliteDriver:
             # rowids are max+1 under the write lock: the batch's positions end at the last row's
             last = conn.execute(_INSERT, rows[-1]).lastrowid
             conn.executemany(_INSERT_COMMAND, commands)
+            check_follows(conn, commands)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -91,6 +108,7 @@ class _Bulk:
     def write(self, rows: list[tuple[Any, ...]], commands: list[tuple[Any, ...]]) -> None:
         self.conn.executemany(_INSERT, rows)
         self.conn.executemany(_INSERT_COMMAND, commands)
+        check_follows(self.conn, commands)
 
     def commit(self) -> None:
         self.conn.execute("COMMIT")

@@ -13,8 +13,9 @@ time in it). Token events (credentials, as hashes) are left out unless asked for
 
 An import refuses a file that is unsigned (unless ``unsigned``), signed by a key not
 trusted, or altered after signing; refuses token events unless ``with_tokens``, and
-then only from a signed file; and runs the forgery checks of ``store.forgery``. It
-writes in one transaction: on any refusal, nothing.
+then only from a signed file; and runs a caller's ``screen`` over every line (the
+application's forgery checks, ``app.matches.forgery``, which fold matches: above the
+store). It writes in one transaction: on any refusal, nothing.
 """
 
 from __future__ import annotations
@@ -22,18 +23,20 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import msgspec
 
 from kartludo.events.base import UndecodableEvent, UnknownEventType, decode
 from kartludo.store.database import first_line
+from kartludo.store.envelope import GENESIS, chain_hash, check_envelope
 from kartludo.store.errors import ImportRefused
-from kartludo.store.eventstore import GENESIS, EventStore, chain_hash, check_envelope
-from kartludo.store.forgery import TOKEN_TYPES, Screen
+from kartludo.store.eventstore import EventStore
 from kartludo.store.keys import SealKey, fingerprint, signature_ok
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: credentials: imported only when asked for, from a signed file
+TOKEN_TYPES = frozenset({"token.issued", "token.revoked"})
 _raw = msgspec.msgpack.Decoder()
 _packer = msgspec.msgpack.Encoder()
 
@@ -182,6 +185,18 @@ def _parse(number: int, raw: bytes) -> tuple:
             line.command_id, prev, digest)
 
 
+class LineScreen(Protocol):
+    """Checks an import runs over every line beside its own (``import_events``'s
+    ``screen``): ``line`` gets each event line's row (stream, version, type, schema
+    version, payload, recorded at, actor, command id, previous hash, hash) and whether
+    it is new to the database; ``finish`` runs once the file is read. Either raises
+    ``ImportRefused`` naming the line."""
+
+    def line(self, number: int, row: tuple[Any, ...], new: bool) -> None: ...
+
+    def finish(self) -> None: ...
+
+
 class _Stream:
     """What the import knows of one stream: the database's version when first seen,
     the file's last line, and the command run in progress."""
@@ -202,11 +217,11 @@ class _Import:
     either compared with the stored event or queued for the transaction."""
 
     def __init__(self, store: EventStore, write: Callable[[list[tuple], list[tuple]], None], *,
-                 trusted: Sequence[str], unsigned: bool, with_tokens: bool) -> None:
+                 trusted: Sequence[str], unsigned: bool, with_tokens: bool, screen: LineScreen | None) -> None:
         self.store = store
         self.write = write
         self.trusted, self.unsigned, self.with_tokens = list(trusted), unsigned, with_tokens
-        self.screen = Screen(store, with_tokens=with_tokens)
+        self.screen = screen
         self.head = GENESIS
         self.seal: tuple[int, ExportSeal] | None = None
         self.streams: dict[str, _Stream] = {}
@@ -236,7 +251,13 @@ class _Import:
         elif prev != stream.digest:
             raise ImportRefused(f"line {number}: {sid} version {version} does not link to the previous hash")
         stream.version, stream.digest = version, digest
-        self.screen.line(number, row, version > stream.held)
+        if row[2] in TOKEN_TYPES and not self.with_tokens:
+            raise ImportRefused(
+                f"line {number}: {row[2]} on {sid} is a credential: import it only from a signed export, "
+                "with --with-tokens"
+            )
+        if self.screen is not None:
+            self.screen.line(number, row, version > stream.held)
         if version <= stream.held:
             self.present += 1
             self.compare.append((number, sid, version, digest))
@@ -253,7 +274,8 @@ class _Import:
 
     def finish(self) -> ImportSummary:
         self._check_seal()
-        self.screen.finish()
+        if self.screen is not None:
+            self.screen.finish()
         for sid, stream in self.streams.items():
             self._close_run(sid, stream)
         self._compare()
@@ -331,7 +353,8 @@ class _Import:
 
 
 def import_events(store: EventStore, lines: Iterable[bytes], *, trusted: Sequence[str] = (),
-                  unsigned: bool = False, with_tokens: bool = False) -> ImportSummary:
+                  unsigned: bool = False, with_tokens: bool = False,
+                  screen: LineScreen | None = None) -> ImportSummary:
     """Append an exported file into ``store`` in one transaction, or nothing at all.
 
     Each stream in the file must continue the target's stream (or repeat events it
@@ -341,13 +364,14 @@ def import_events(store: EventStore, lines: Iterable[bytes], *, trusted: Sequenc
 
     ``trusted``: the public keys (hex) a signed file may be signed by; ``unsigned``:
     accept a file without a seal line; ``with_tokens``: accept token events (from a
-    signed file only).
+    signed file only); ``screen``: further checks of every line (``LineScreen``; the
+    CLI's import passes the application's forgery checks, ``app.matches.forgery``).
     """
     if with_tokens and unsigned:
         raise ImportRefused("token events (credentials) are imported only from a signed export: "
                             "--with-tokens cannot go with --unsigned")
     with store.bulk_writer() as write:
-        run = _Import(store, write, trusted=trusted, unsigned=unsigned, with_tokens=with_tokens)
+        run = _Import(store, write, trusted=trusted, unsigned=unsigned, with_tokens=with_tokens, screen=screen)
         try:
             for number, raw in enumerate(lines, 1):
                 if raw.strip():
@@ -357,3 +381,19 @@ def import_events(store: EventStore, lines: Iterable[bytes], *, trusted: Sequenc
             raise ImportRefused(
                 f"the database changed or already holds these command ids: {first_line(exc)}"
             ) from None
+
+
+def copy_events(source: EventStore, target: EventStore, after: int, upto: int) -> int:
+    """Copy ``source``'s events after position ``after`` up to ``upto`` into ``target``
+    exactly as stored, positions kept (``verify``'s scratch copy of the log, in which each
+    read model is rebuilt up to its checkpoint); returns the last position copied
+    (``after`` when there was none)."""
+    import sqlalchemy as sa
+
+    from kartludo.store.schema import events
+
+    while batch := [r for r in source.rows_in_order(after, BATCH, settled=False) if r[0] <= upto]:
+        with target.engine.begin() as conn:
+            conn.execute(sa.insert(events), [dict(zip(("position", *events.c.keys()[1:]), r)) for r in batch])
+        after = batch[-1][0]
+    return after

@@ -16,7 +16,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +58,30 @@ class ReplicaCluster:
 
         with psycopg.connect(self.standby_url(), autocommit=True, connect_timeout=5) as conn:
             return conn.execute(sql).fetchall()
+
+    def stop_primary(self, mode: str = "fast") -> None:
+        """Stop the primary: ``fast`` (sessions cut, a clean shutdown) or ``immediate``
+        (no shutdown checkpoint: the next start runs crash recovery)."""
+        self.ctl(self.primary_name, "stop", "-m", mode)
+
+    def start_primary(self) -> None:
+        self.ctl(self.primary_name, "start")
+        _wait_ready(self.primary_port)
+
+    def promote_standby(self) -> None:
+        """The standby becomes a primary (after replaying all the WAL it received)."""
+        self.ctl(self.standby_name, "promote")
+        deadline = time.monotonic() + 60
+        while self.standby_sql("SELECT pg_is_in_recovery()")[0][0]:
+            assert time.monotonic() < deadline, "the standby was not promoted"
+            time.sleep(0.05)
+
+    def primary_sql(self, sql: str) -> list[tuple]:
+        import psycopg
+
+        with psycopg.connect(self.primary_url(), autocommit=True, connect_timeout=5) as conn:
+            cur = conn.execute(sql)
+            return cur.fetchall() if cur.description else []
 
     def wait_replayed(self, timeout: float = 30.0) -> None:
         """Until the standby has replayed everything the primary has written now."""
@@ -156,3 +180,44 @@ def replica_cluster() -> Iterator[ReplicaCluster]:
                 _run("pg_dropcluster", "--stop", version, name)
             except RuntimeError:  # noqa: PERF203 - the other one is still dropped
                 pass
+
+
+def for_tests(unavailable: Callable[[str], None]) -> Iterator[ReplicaCluster]:
+    """A pytest fixture's body: a primary and its standby, dropped after; without the
+    tools (or when they fail) ``unavailable(reason)``, which skips or fails the test."""
+    problem = missing_tools()
+    if problem:
+        unavailable(problem)
+    try:
+        cm = replica_cluster()
+        cluster = cm.__enter__()
+    except Exception as exc:  # noqa: BLE001 - any failure to build them is reported as such
+        unavailable(f"could not make a primary and a hot standby: {exc}")
+    try:
+        yield cluster
+    finally:
+        cm.__exit__(None, None, None)
+
+
+@contextlib.contextmanager
+def fresh_schema(cluster: ReplicaCluster) -> Iterator[str]:
+    """A new schema on the primary with kartludo's tables, replayed by the standby when
+    it runs: its name; dropped after (if the primary is still there)."""
+    import psycopg
+
+    from kartludo.store.database import create_engine, upgrade
+
+    schema = "kt_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(cluster.primary_url(), autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    engine = create_engine(cluster.primary_url(schema))
+    upgrade(engine)
+    engine.dispose()
+    with contextlib.suppress(psycopg.OperationalError, AssertionError):
+        cluster.wait_replayed()
+    try:
+        yield schema
+    finally:
+        with contextlib.suppress(psycopg.OperationalError), \
+                psycopg.connect(cluster.primary_url(), autocommit=True, connect_timeout=5) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")

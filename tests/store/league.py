@@ -9,9 +9,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from kartludo.app.matches import MatchService
-from kartludo.app.series import create_series, load_series
-from kartludo.app.simulate import pick_bots, play_match
+from kartludo.app.league.series import create_series, load_series
+from kartludo.app.matches.pipeline import MatchService
+from kartludo.app.matches.simulate import pick_bots, play_match
 from kartludo.app.tokens import issue, revoke
 from kartludo.store import chain
 from kartludo.store.eventstore import EventStore

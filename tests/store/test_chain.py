@@ -124,8 +124,8 @@ def test_every_deal_end_is_sealed_when_the_key_is_there(db_url, monkeypatch):
     each deal's last event is exactly a seal's position."""
     import random
 
-    from kartludo.app.matches import MatchService
-    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.app.matches.pipeline import MatchService
+    from kartludo.app.matches.simulate import pick_bots, play_match
     from kartludo.engine.registry import all_games
     from kartludo.store import EventStore
     from kartludo.store.database import create_engine, upgrade

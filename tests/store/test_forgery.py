@@ -1,4 +1,6 @@
-"""Forged imports: every one refused with an error naming the problem, nothing written.
+"""Forged imports: every one refused with an error naming the problem, nothing written
+(the import as ``kartludo events import`` runs it: the store's checks and the
+application's forgery screen, ``app.matches.forgery``).
 
 The source is a league (``league.py``) on SQLite; the target, on each backend, is
 either empty or already holds the league, and must be exactly as before after every
@@ -14,6 +16,7 @@ import msgspec
 import pytest
 from league import League, stream_of
 
+from kartludo.app.matches.forgery import import_events
 from kartludo.app.tokens import TokenIndex
 from kartludo.store import EventStore, ImportRefused
 from kartludo.store.database import create_engine, upgrade
@@ -26,7 +29,6 @@ from kartludo.store.transfer import (
     export_events,
     export_link,
     export_message,
-    import_events,
     parse_us,
 )
 

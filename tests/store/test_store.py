@@ -71,6 +71,58 @@ def test_stale_expected_version_is_a_conflict_naming_both_versions(store):
     assert [r.event.n for r in store.read_stream("match-a")] == [1, 2]
 
 
+def _lose_the_newest(store, stream_id: str, keep: int) -> None:
+    """What a failover to a standby that was behind does to a stream: its rows after
+    ``keep`` are gone (with their command records), while a running store still holds
+    their heads."""
+    with create_engine(store.url).begin() as conn:
+        conn.execute(sa.text("DELETE FROM events WHERE stream_id = :s AND version > :v"), {"s": stream_id, "v": keep})
+        conn.execute(sa.text("DELETE FROM commands WHERE stream_id = :s AND last_version > :v"),
+                     {"s": stream_id, "v": keep})
+
+
+@pytest.mark.parametrize("how", ["append", "append_commands"])
+def test_an_append_after_a_head_the_database_lost_is_a_conflict_writing_nothing(store, how):
+    """Issue 42: after a failover that lost a stream's newest events, a service still
+    holding the stream as it was appended version 7 after 5. Every append path checks,
+    inside its transaction, that its first row follows the stream's stored head."""
+    store.append("match-a", notes(1, 2, 3), 0)
+    store.append("match-a", notes(4), 3)  # the store now knows the head (match-a, 4)
+    _lose_the_newest(store, "match-a", 3)
+    head = store.head_position()
+
+    def write(after: int, n: int) -> None:
+        if how == "append":
+            store.append("match-a", notes(n), after)
+        else:
+            store.append_commands("match-a", [(notes(n), "ann", None), (notes(n + 1), "bob", None)], after)
+
+    with pytest.raises(ConcurrencyConflict) as info:
+        write(4, 5)
+    assert (info.value.expected, info.value.actual) == (4, 3)
+    assert store.head_position() == head and store.stream_version("match-a") == 3
+    write(3, 40)  # after the head the database has, the stream goes on
+    assert [r.version for r in store.read_stream("match-a")][:4] == [1, 2, 3, 4]
+    assert verify(store).ok
+
+
+def test_an_append_after_a_head_rewritten_by_another_history_is_a_conflict(store):
+    store.append("match-b", notes(1, 2), 0)
+    store.append("match-b", notes(3), 2)  # cached head (match-b, 3)
+    _lose_the_newest(store, "match-b", 2)
+    other = EventStore.open(store.url)
+    try:
+        other.append("match-b", notes(33), 2)  # version 3 again, another payload and hash
+    finally:
+        other.close()
+    with pytest.raises(ConcurrencyConflict):
+        store.append("match-b", notes(4), 3)  # would chain to the lost version 3's hash
+    store.read_stream("match-b")  # reading learns the stored head
+    store.append("match-b", notes(4), 3)
+    assert [r.event for r in store.read_stream("match-b")] == notes(1, 2, 33, 4)
+    assert verify(store).ok
+
+
 def test_repeated_command_id_returns_original_positions_and_writes_nothing(store):
     original = store.append("match-a", notes(1, 2), 0, command_id="cmd-1")
     again = store.append("match-a", notes(1, 2), 0, command_id="cmd-1")
@@ -366,10 +418,12 @@ def test_token_lookups_probe_the_token_index(tmp_path):
     SQLite, whose plan does not depend on table statistics as PostgreSQL's does."""
     from kartludo.app.tokens import TokenIndex
     from kartludo.store.database import upgrade
+    from kartludo.store.reading import events_query
 
     engine = create_engine(f"sqlite:///{tmp_path / 'plan.db'}")
     upgrade(engine)
+    sql = events_query(types=TokenIndex.TYPES).replace(":p", "0").replace(":n", "1")
     with engine.connect() as conn:
-        plan = conn.exec_driver_sql("EXPLAIN QUERY PLAN " + TokenIndex._SQL.replace(":p", "0")).fetchall()
+        plan = conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql).fetchall()
     engine.dispose()
     assert any("USING INDEX ix_events_token_position" in row[-1] for row in plan), plan

@@ -390,9 +390,9 @@ def test_every_snapshot_edit_is_caught_or_ignored_by_every_reader(attacked, caps
     the state (a player renamed, re-encoded), must either be named by the snapshot check
     of `kartludo verify` or leave the row unusable, so that a load is still the fold of
     the events."""
-    from kartludo.app import aggregate
-    from kartludo.app import snapshots as snaps
-    from kartludo.app.snapshots import check as check_snapshots
+    from kartludo.app.matches import snapshots as snaps
+    from kartludo.app.matches.snapshots import check as check_snapshots
+    from kartludo.engine import match as aggregate
 
     backend, league = attacked
     store = league.store

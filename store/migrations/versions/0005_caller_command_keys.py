@@ -1,7 +1,7 @@
 """Idempotency keys belong to their caller and their request.
 
 The service stores a caller's key as the command id ``k1:<caller key>:<request>``
-(``app.matches.scoped_command_id``): 32 hex digits of a hash of the caller's scope
+(``app.matches.creation.scoped_command_id``): 32 hex digits of a hash of the caller's scope
 and key, then 32 of a hash of the request. The primary key (stream, command id)
 makes an exact retry a duplicate; this index makes the same caller key with another
 request collide too, so it is refused instead of applied as a new command.

@@ -1,5 +1,5 @@
 """Read models built from the global order: matches and results (standings),
-series, and the audit trail of penalty rulings."""
+series, the audit trail of penalty rulings, and duplicate boards' results."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ if TYPE_CHECKING:
 
 def all_projections() -> list[Projection]:
     from kartludo.projections.audit import AuditProjection
+    from kartludo.projections.duplicate import DuplicateProjection
     from kartludo.projections.matches import MatchesProjection
     from kartludo.projections.series import SeriesProjection
 
-    return [MatchesProjection(), SeriesProjection(), AuditProjection()]
+    return [MatchesProjection(), SeriesProjection(), AuditProjection(), DuplicateProjection()]
 
 
 def get_projection(name: str) -> Projection:

@@ -10,6 +10,10 @@ What an event voided is written once, as that event's rows in ``proj_ruling_void
 from and until when its penalty stood. The transfers a ruling voided are the void rows
 to its player in that span (``voided_by``): a settlement costs in proportion to its own
 size, however many rulings stand, and so does showing one ruling.
+
+An audit record (``AuditRecord``) is a row of this projection, or a decision without a
+penalty that a settlement records (``decisions_of``, read from the match's stream):
+the application lists and finds both (``app.audit.trail``).
 """
 
 from __future__ import annotations
@@ -20,10 +24,13 @@ from typing import Any
 import msgspec
 import sqlalchemy as sa
 
-from kartludo.events.match import Ruling, RulingAppealed, RulingDecided
+from kartludo.engine.base import BadCommand, Game
+from kartludo.engine.registry import get_game
+from kartludo.events.match import MatchCreated, Ruling, RulingAppealed, RulingDecided
 from kartludo.projections.runner import Item, MatchStep, Projection, dumps, insert_rows
 from kartludo.projections.schema import ruling_history, ruling_voids, rulings
 from kartludo.store import Recorded
+from kartludo.store.transfer import format_us
 
 #: audit ids per ``IN (...)`` list (well under every backend's parameter limit)
 _CHUNK = 500
@@ -38,6 +45,72 @@ _SET_UNTIL = sa.update(rulings).where(rulings.c.audit_id == sa.bindparam("b_audi
 
 def audit_id(match_id: str, ruling_id: str) -> str:
     return f"{match_id}/{ruling_id}"
+
+
+class AuditRecord(msgspec.Struct):
+    id: str
+    match: str
+    ruling_id: str
+    game: str
+    deal: int
+    position: int
+    version: int
+    player: str
+    seat: int
+    type: str
+    rule: str
+    facts: dict[str, Any]
+    effect: dict[str, Any]
+    status: str
+    series: str | None
+    series_effect: str | None
+    lifted_position: int | None
+    voided: list[dict[str, Any]]
+    recorded_at: str
+    history: list[dict[str, Any]] = []
+
+
+def foul_series_mp(game_name: str) -> int:
+    """What a ruling costs its player in a series, by the game's rules (0 for a game
+    this build does not have)."""
+    try:
+        return get_game(game_name).foul_series_mp
+    except BadCommand:
+        return 0
+
+
+#: the status of an audit record that is a decision without a penalty (never appealed)
+DECISION = "decision"
+
+
+def decisions_of(match_id: str, records: list[Recorded]) -> list[AuditRecord]:
+    """The decisions without a penalty that a match's settlements record (an invalid
+    claim beside a valid one, the levu voided by all three), as audit records."""
+    created = records[0].event
+    if not isinstance(created, MatchCreated):
+        return []
+    game = get_game(created.game)
+    out = []
+    for rec in records[1:]:
+        if not type(rec.event).derived:
+            continue
+        for d in game.decisions(rec.event, created.players):
+            out.append(AuditRecord(
+                id=f"{match_id}/{d.key}", match=match_id, ruling_id=d.key, game=game.name,
+                deal=getattr(rec.event, "deal", 0), position=rec.position, version=rec.version,
+                player=created.players[d.seat], seat=d.seat, type=rec.type, rule=d.rule, facts=dict(d.facts),
+                effect=dict(d.effect), status=DECISION, series=created.series, series_effect=None,
+                lifted_position=None, voided=[], recorded_at=format_us(rec.recorded_at_us),
+            ))
+    return out
+
+
+def makes_decisions(game_name: str) -> bool:
+    """Whether ``game_name``'s settlements record decisions without a penalty."""
+    try:
+        return type(get_game(game_name)).decisions is not Game.decisions
+    except Exception:  # noqa: BLE001 - a game this build does not have makes none it can show
+        return False
 
 
 class AuditProjection(Projection):

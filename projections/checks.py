@@ -20,12 +20,10 @@ def check(store: EventStore) -> tuple[int, list[Problem]]:
     import tempfile
     from pathlib import Path
 
-    import sqlalchemy as sa
-
     from kartludo.projections import all_projections
     from kartludo.projections.runner import catch_up, dump, status
     from kartludo.store.database import create_engine, upgrade
-    from kartludo.store.schema import events
+    from kartludo.store.transfer import copy_events
 
     projections = all_projections()
     try:
@@ -57,11 +55,7 @@ def check(store: EventStore) -> tuple[int, list[Problem]]:
         try:
             copied = 0
             for end in sorted(set(checkpoints.values())):
-                while batch := [r for r in store.rows_in_order(copied, 5000, settled=False) if r[0] <= end]:
-                    with scratch.engine.begin() as conn:
-                        conn.execute(sa.insert(events), [dict(zip(("position", *events.c.keys()[1:]), r))
-                                                         for r in batch])
-                    copied = batch[-1][0]
+                copied = copy_events(store, scratch, copied, end)
                 due = [p for p in projections if checkpoints[p.name] == end]
                 catch_up(scratch, due)
                 for projection in due:

@@ -5,6 +5,9 @@ finished, from the engine's ``standing``: provisional while it runs (a series
 scores a match cut at its deadline from them), final once it has ended. An
 overturned ruling reaches these rows only through its appended decision event.
 
+A duplicate board's match is listed (its ``series`` names the event, ``duplicate-ID``)
+but has no result rows: boards are scored across tables, not in the league.
+
 A batch writes each match's row and results once, as of its last event in the batch
 (the rows hold absolute values, so the last write is the one that stands): the
 standing is computed once per match and batch, not at every deal.
@@ -16,6 +19,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from kartludo.events.duplicate import BoardOf
+from kartludo.events.streams import DUPLICATE_PREFIX
 from kartludo.projections.runner import Item, MatchStep, Projection, dumps, insert_rows
 from kartludo.projections.schema import matches, results
 from kartludo.store import Recorded
@@ -24,6 +29,11 @@ _UPDATE = sa.update(matches).where(matches.c.match_id == sa.bindparam("b_match_i
     status=sa.bindparam("b_status"), deal=sa.bindparam("b_deal"), updated_at_us=sa.bindparam("b_updated_at_us"),
     finished_position=sa.bindparam("b_finished_position"))
 _DELETE_RESULTS = sa.delete(results).where(results.c.match_id == sa.bindparam("b_match_id"))
+#: a duplicate board's match: its row names the event (in ``series``), and it has no result rows
+_BOARD = sa.update(matches).where(matches.c.match_id == sa.bindparam("b_match_id")).values(
+    series=sa.bindparam("b_series"))
+_BOARD_RESULTS = sa.delete(results).where(results.c.match_id.in_(
+    sa.select(matches.c.match_id).where(matches.c.series.like(DUPLICATE_PREFIX + "%"))))
 
 
 class MatchesProjection(Projection):
@@ -38,8 +48,12 @@ class MatchesProjection(Projection):
         seen: dict[str, list[tuple[Recorded, MatchStep, bool]]] = {}
         #: per match, (finished, deal) as of its previous event in this batch
         last: dict[str, tuple[bool, int]] = {}
+        boards: list[dict[str, str]] = []  # duplicate boards linked in this batch
         for rec, step in items:
             if step is None:
+                if isinstance(rec.event, BoardOf):
+                    boards.append({"b_match_id": rec.stream_id.removeprefix("table-"),
+                                   "b_series": DUPLICATE_PREFIX + rec.event.duplicate})
                 continue
             mid, game, after = step.match_id, step.game, step.after
             if step.before is None:
@@ -86,6 +100,12 @@ class MatchesProjection(Projection):
         if rewritten:
             conn.execute(_DELETE_RESULTS, rewritten)
             insert_rows(conn, results, rows)
+        if boards:
+            conn.execute(_BOARD, boards)
+        if boards or rewritten:
+            # a duplicate board is scored against the other tables' boards (``duplicate standings``),
+            # never as a match of the league: and there it would show a board before every table played it
+            conn.execute(_BOARD_RESULTS)
 
 
 def _result_rows(rec: Recorded, step: MatchStep, standing: Any, finished: bool) -> list[tuple[Any, ...]]:

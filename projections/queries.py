@@ -1,7 +1,9 @@
-"""The read models' queries: the match list, league and series standings, and the
-audit trail of rulings. Each brings every projection up to date first, so a reader
-sees its own writes. The projections own their tables, so their queries live here;
-``app/`` shapes the answers (``Standing``, ``SeriesReport``, ``AuditRecord``).
+"""The read models' queries: the match list, the results behind league and series
+standings, and the audit trail's rulings. Each brings every projection up to date
+first, so a reader sees its own writes. The projections own their tables, so their
+queries live here and answer in rows or records; ``app/`` makes the answers users get
+of them (``app.league``: standings and series reports; ``app.audit.trail``: rulings
+found by any unique prefix, with the decisions beside them).
 
 ``refreshed=True``: the caller has brought the projections up to date on the primary
 already, and ``store`` may be a read replica that has replayed past that catch-up
@@ -16,16 +18,10 @@ from typing import Any
 import msgspec
 import sqlalchemy as sa
 
-from kartludo.app.audit import AuditRecord, decisions_of, foul_series_mp, makes_decisions
-from kartludo.app.errors import AmbiguousMatch, UnknownMatch
-from kartludo.app.matches import MatchService
-from kartludo.app.series import SeriesReport, SeriesRow, fmt_time, load_series
-from kartludo.app.standings import SORTS, Standing, rank_players
 from kartludo.engine.registry import get_game
-from kartludo.events.streams import MATCH_PREFIX, match_stream
 from kartludo.projections import refresh
-from kartludo.projections.audit import voided_by
-from kartludo.projections.schema import matches, results, ruling_history, rulings
+from kartludo.projections.audit import AuditRecord, foul_series_mp, voided_by
+from kartludo.projections.schema import board_results, matches, results, ruling_history, rulings
 from kartludo.store import EventStore
 from kartludo.store.transfer import format_us
 
@@ -52,62 +48,57 @@ def list_matches(store: EventStore, game: str | None = None, *, refreshed: bool 
     ]
 
 
-# --- standings -----------------------------------------------------------------------
-def standings(store: EventStore, game: str | None = None, sort: str = "rating", *,
-              refreshed: bool = False) -> list[Standing]:
-    """League standings from the finished matches' results (``app.standings`` ranks them)."""
-    if sort not in SORTS:
-        raise ValueError(f"unknown sort {sort!r} (sorts: {', '.join(SORTS)})")
+# --- results -------------------------------------------------------------------------
+def final_results(store: EventStore, game: str | None = None, *, refreshed: bool = False) -> list[Any]:
+    """The finished matches' result rows (one per player and match, in the order the
+    matches finished), of ``game`` or of every game: what league standings rank."""
     _refresh(store, refreshed)
     query = sa.select(results).where(results.c.final.is_(True))
     if game:
         query = query.where(results.c.game == get_game(game).name)
     with store.engine.connect() as conn:
-        rows = conn.execute(query.order_by(results.c.position, results.c.seat)).all()
-    return rank_players(list(rows), single_game=game is not None, sort=sort)
+        return list(conn.execute(query.order_by(results.c.position, results.c.seat)).all())
 
 
-def series_report(store: EventStore, series_id: str, *, refreshed: bool = False) -> SeriesReport:
-    """Series standings from the projections.
-
-    ``ended`` compares the deadline with the newest recorded event time in the
-    database, so a replayed or imported series reads the same."""
+def series_results(store: EventStore, series_id: str, *, refreshed: bool = False) -> tuple[dict[str, str], list[Any]]:
+    """A series' matches' statuses (match id -> status) and their result rows, in order."""
     _refresh(store, refreshed)
-    series = load_series(store, series_id)
-    foul_mp = get_game(series.created.game).foul_series_mp
-    rows = {p: SeriesRow(p) for p in series.created.players}
-    listed = []
     with store.engine.connect() as conn:
         status = dict(conn.execute(sa.select(matches.c.match_id, matches.c.status)
                                    .where(matches.c.series == series_id)).all())
-        result_rows = conn.execute(sa.select(results).where(results.c.series == series_id)
-                                   .order_by(results.c.position)).all()
-        newest = conn.execute(sa.text("SELECT max(recorded_at_us) FROM events")).scalar() or 0
-    for r in result_rows:
-        row = rows.setdefault(r.player, SeriesRow(r.player))
-        row.matches += 1
-        row.finished += r.final
-        row.match_points += r.match_points if r.match_points is not None else r.placement_points
-        row.fouls += r.fouls
-    for row in rows.values():
-        row.foul_mp = -foul_mp * row.fouls
-        row.total = row.match_points + row.foul_mp
-    for i, mid in enumerate(series.match_ids):
-        listed.append({"match": mid, "seats": series.seat_order(i), "status": status.get(mid, "in_progress")})
-    return SeriesReport(
-        series=series_id, game=series.created.game, players=series.created.players,
-        minutes=series.created.minutes, starts_at=fmt_time(series.created.starts_at_us),
-        deadline=fmt_time(series.deadline_us), ended=newest >= series.deadline_us, matches=listed,
-        standings=sorted(rows.values(), key=lambda r: (-r.total, r.player)),
-    )
+        rows = conn.execute(sa.select(results).where(results.c.series == series_id)
+                            .order_by(results.c.position)).all()
+    return status, list(rows)
+
+
+# --- duplicate boards ----------------------------------------------------------------
+def board_rows(store: EventStore, duplicate_id: str, board: int | None = None, *,
+               refreshed: bool = False) -> list[Any]:
+    """The played boards' results of a duplicate event (of ``board`` only, if given): one
+    row per table and seat, by board, table and seat."""
+    _refresh(store, refreshed)
+    query = sa.select(board_results).where(board_results.c.duplicate == duplicate_id)
+    if board is not None:
+        query = query.where(board_results.c.board == board)
+    with store.engine.connect() as conn:
+        return list(conn.execute(query.order_by(board_results.c.board, board_results.c.table_no,
+                                                board_results.c.seat)).all())
 
 
 # --- the audit trail -----------------------------------------------------------------
-def _records(store: EventStore, where: Any = None, *, refreshed: bool = False) -> list[AuditRecord]:
+def rulings_where(store: EventStore, *, match_id: str | None = None, player: str | None = None,
+                  audit_prefix: str | None = None, refreshed: bool = False) -> list[AuditRecord]:
+    """The penalty rulings (of the match ``match_id``, against ``player``, whose audit id
+    starts with ``audit_prefix``), in the order they were made, each with its history
+    and what it voided."""
     _refresh(store, refreshed)
     query = sa.select(rulings).order_by(rulings.c.position)
-    if where is not None:
-        query = query.where(where)
+    if match_id is not None:
+        query = query.where(rulings.c.match_id == match_id)
+    if player is not None:
+        query = query.where(rulings.c.player == player)
+    if audit_prefix is not None:
+        query = query.where(rulings.c.audit_id.startswith(audit_prefix, autoescape=True))
     decode = msgspec.json.decode
     with store.engine.connect() as conn:
         rows = conn.execute(query).all()
@@ -134,87 +125,3 @@ def _records(store: EventStore, where: Any = None, *, refreshed: bool = False) -
             recorded_at=format_us(r.recorded_at_us), history=history.get(r.audit_id, []),
         ))
     return out
-
-
-def list_rulings(store: EventStore, match: str | None = None, player: str | None = None, *,
-                 refreshed: bool = False) -> list[AuditRecord]:
-    """The penalty rulings (of ``match``, against ``player``), in the order they were made."""
-    conditions = []
-    if match:
-        conditions.append(rulings.c.match_id == MatchService(store).resolve(match))
-    if player:
-        conditions.append(rulings.c.player == player)
-    return _records(store, sa.and_(*conditions) if conditions else None, refreshed=refreshed)
-
-
-def resolve_ruling(store: EventStore, text: str, *, refreshed: bool = False) -> AuditRecord:
-    """A ruling by its audit id (``MATCH/RULING``), where each part may be a unique
-    prefix (``3f9c/uxinjo-d2``), or by a unique prefix of the whole id."""
-    text = text.removeprefix(MATCH_PREFIX)
-    if len(text) > 200:
-        raise UnknownMatch(f"no ruling {text[:40]!r}… (an audit id is MATCH/RULING, far shorter)")
-    match_part, sep, ruling_part = text.partition("/")
-    if sep and match_part:
-        try:
-            match_id = MatchService(store).resolve(match_part)
-        except UnknownMatch:
-            raise UnknownMatch(f"no ruling {text!r}: no match {match_part!r}") from None
-        text = f"{match_id}/{ruling_part}"
-    found = _records(store, rulings.c.audit_id.startswith(text, autoescape=True), refreshed=refreshed) if text else []
-    exact = [r for r in found if r.id == text]
-    if exact:
-        return exact[0]
-    if not found:
-        raise UnknownMatch(f"no ruling {text!r} (see `kartludo audit list`)")
-    if len(found) > 1:
-        raise AmbiguousMatch(f"ruling id {text!r} is ambiguous: {', '.join(r.id for r in found[:5])}")
-    return found[0]
-
-
-def list_decisions(store: EventStore, match: str | None = None, player: str | None = None, *,
-                   refreshed: bool = False) -> list[AuditRecord]:
-    """Decisions without a penalty, read from the match streams of the games that make
-    them (the rulings projection holds penalty rulings only)."""
-    if match:
-        ids = [MatchService(store).resolve(match)]
-    else:
-        ids = [m["match"] for m in list_matches(store, refreshed=refreshed) if makes_decisions(m["game"])
-               and (player is None or player in m["players"])]
-    out: list[AuditRecord] = []
-    for match_id in ids:
-        out.extend(r for r in decisions_of(match_id, store.read_stream(match_stream(match_id)))
-                   if player is None or r.player == player)
-    return out
-
-
-def list_entries(store: EventStore, match: str | None = None, player: str | None = None, *,
-                 refreshed: bool = False) -> list[AuditRecord]:
-    """Penalty rulings and decisions without a penalty, in the order they were made."""
-    entries = (list_rulings(store, match, player, refreshed=refreshed)
-               + list_decisions(store, match, player, refreshed=refreshed))
-    return sorted(entries, key=lambda r: r.position)  # stable: a settlement's decisions keep their order
-
-
-def resolve_entry(store: EventStore, text: str, *, refreshed: bool = False) -> AuditRecord:
-    """A penalty ruling (as ``resolve_ruling``), else a decision ``MATCH/KEY`` where
-    each part may be a unique prefix."""
-    try:
-        return resolve_ruling(store, text, refreshed=refreshed)
-    except UnknownMatch as not_a_ruling:
-        match_part, sep, key = text.removeprefix(MATCH_PREFIX).partition("/")
-        if not sep or not match_part:
-            raise
-        try:
-            match_id = MatchService(store).resolve(match_part)
-        except UnknownMatch:
-            raise not_a_ruling from None
-        found = [r for r in decisions_of(match_id, store.read_stream(match_stream(match_id)))
-                 if r.ruling_id.startswith(key)]
-        exact = [r for r in found if r.ruling_id == key]
-        if exact:
-            return exact[0]
-        if len(found) > 1:
-            raise AmbiguousMatch(f"ruling id {text!r} is ambiguous: {', '.join(r.id for r in found[:5])}") from None
-        if not found:
-            raise not_a_ruling from None
-        return found[0]

@@ -20,9 +20,9 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy import Table
 
-from kartludo.app import aggregate
-from kartludo.app.aggregate import Match
+from kartludo.engine import match as aggregate
 from kartludo.engine.base import Game
+from kartludo.engine.match import Match
 from kartludo.events.match import MatchCreated
 from kartludo.events.streams import MATCH_PREFIX
 from kartludo.projections.schema import checkpoints
@@ -108,37 +108,6 @@ class MatchFolder:
 
     def forget(self) -> None:
         self._matches.clear()
-
-
-def _select(store: EventStore, paramstyle: str = "named") -> str:
-    """The next settled events after a checkpoint, below the horizon ``h`` taken by a
-    statement before it (``_horizon``: a projection never moves its checkpoint past
-    an event that commits late), with the driver's own parameter markers (``named``
-    or ``pyformat``)."""
-    p, n, h = (":p", ":n", ":h") if paramstyle == "named" else ("%(p)s", "%(n)s", "%(h)s")
-    below = f" AND position < {h}" if store.horizon_sql else ""
-    return (
-        "SELECT position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, "
-        f"prev_hash, hash FROM events WHERE position > {p}{below} ORDER BY position LIMIT {n}"
-    )
-
-
-def _horizon(store: EventStore, conn: sa.Connection) -> int | None:
-    """The store's horizon, asked in a statement of its own on ``conn`` (a
-    projection's transaction reads committed: its next statement sees every event
-    below it); None where there is none (SQLite: one writer at a time)."""
-    return int(conn.execute(sa.text(store.horizon_sql)).scalar_one()) if store.horizon_sql else None
-
-
-def _driver_rows(conn: sa.Connection, sql: str, params: dict[str, Any]) -> list[Any]:
-    """Rows straight from the driver's cursor, in the connection's transaction (as the
-    store's own reads: SQLAlchemy's Row objects cost a tenth of the decode)."""
-    cur = conn.connection.cursor()
-    try:
-        cur.execute(sql, params)
-        return list(cur.fetchall())
-    finally:
-        cur.close()
 
 
 #: (table, dialect) -> its prebuilt INSERT of every column
@@ -252,7 +221,7 @@ def catch_up(
     projections = projection if isinstance(projection, list) else [projection]
     folder = folder or MatchFolder(store)
     store.settle()  # what was committed before this call, so a reader sees its own writes
-    if not _behind(store, projections, _select(store)):  # sa.text: named parameters
+    if not _behind(store, projections):
         return 0
     with _fewer_collections():
         return _catch_up(store, projections, folder, batch, max_batches)
@@ -260,7 +229,6 @@ def catch_up(
 
 def _catch_up(store: EventStore, projections: list[Projection], folder: MatchFolder, batch: int,
               max_batches: int | None) -> int:
-    select = ""
     read = 0
     batches = 0
     names = [p.name for p in projections]
@@ -277,12 +245,11 @@ def _catch_up(store: EventStore, projections: list[Projection], folder: MatchFol
                     records = ahead.records(start) if ahead is not None else None
                     ahead = None
                     if not records:
-                        select = select or _select(store, "named" if conn.dialect.paramstyle in ("named", "qmark")
-                                                   else "pyformat")
-                        rows = _driver_rows(conn, select, {"p": start, "n": batch, "h": _horizon(store, conn)})
-                        if not rows:
+                        # in this transaction: the store takes its horizon here first, and the
+                        # checkpoints never move past an event that commits late
+                        records = store.select_events(start, batch, conn=conn)
+                        if not records:
                             return read
-                        records = store.records_from_rows(rows)
                     if server and len(records) == batch and (max_batches is None or batches + 1 < max_batches):
                         ahead = _Ahead(reader, store, records[-1].position, batch)
                     try:
@@ -325,7 +292,7 @@ class _Ahead:
         return records if start == self.after else None
 
 
-def _behind(store: EventStore, projections: list[Projection], select: str) -> bool:
+def _behind(store: EventStore, projections: list[Projection]) -> bool:
     """Whether a settled event follows some projection's checkpoint, asked without a
     write transaction or a lock: an idle league's reads then write nothing (no WAL for
     a read replica to replay before it may serve them)."""
@@ -333,10 +300,9 @@ def _behind(store: EventStore, projections: list[Projection], select: str) -> bo
     with store.engine.connect() as conn:
         found = dict(conn.execute(sa.select(checkpoints.c.name, checkpoints.c.position)
                                   .where(checkpoints.c.name.in_(names))).all())
-        if len(found) < len(set(names)):
-            return True  # a projection without its row yet: the write path creates it
-        horizon = _horizon(store, conn)
-        return bool(conn.execute(sa.text(select), {"p": min(found.values()), "n": 1, "h": horizon}).first())
+    if len(found) < len(set(names)):
+        return True  # a projection without its row yet: the write path creates it
+    return bool(store.select_events(min(found.values()), 1))
 
 
 def reset(store: EventStore, projection: Projection) -> None:

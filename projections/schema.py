@@ -119,3 +119,30 @@ ruling_voids = Table(
     Column("amount", Integer, nullable=False),
     Column("reason", Text, nullable=False),
 )
+
+#: duplicate boards: which event, board and table each board's match is (migration 0014)
+duplicate_boards = Table(
+    "proj_duplicate_boards",
+    metadata,
+    Column("match_id", String(100), primary_key=True),
+    Column("duplicate", String(100), nullable=False),
+    Column("board", Integer, nullable=False),
+    Column("table_no", Integer, nullable=False),
+)
+Index("ix_proj_duplicate_boards_duplicate", duplicate_boards.c.duplicate)
+
+#: a played board's result at each seat: the game's own total after its one deal, as the
+#: board's match stands (a later ruling rewrites it); a board still in play has no rows
+board_results = Table(
+    "proj_board_results",
+    metadata,
+    Column("match_id", String(100), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("duplicate", String(100), nullable=False),
+    Column("board", Integer, nullable=False),
+    Column("table_no", Integer, nullable=False),
+    Column("player", String(100), nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("position", BigInteger, nullable=False),
+)
+Index("ix_proj_board_results_duplicate", board_results.c.duplicate, board_results.c.board)

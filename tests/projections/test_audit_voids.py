@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import random
 
-from kartludo.app import aggregate
-from kartludo.app.matches import MatchService
-from kartludo.app.simulate import pick_bots, play_match
+from kartludo.app.audit.trail import list_rulings, resolve_ruling
+from kartludo.app.matches.pipeline import MatchService
+from kartludo.app.matches.simulate import pick_bots, play_match
+from kartludo.engine import match as aggregate
 from kartludo.events.uxinjo import DealDrawn, Settled
-from kartludo.projections.queries import list_rulings, resolve_ruling
 
 BOTS = pick_bots("uxinjo", ["random"])
 

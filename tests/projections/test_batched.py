@@ -12,21 +12,22 @@ from __future__ import annotations
 import random
 import threading
 
+from every_game import Erratic, games, heuristic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kartludo.app.audit import appeal, decide
-from kartludo.app.matches import MatchService
-from kartludo.app.series import create_series
-from kartludo.app.simulate import CLUB, pick_bots, play_match
+from kartludo.app.audit.rulings import appeal, decide
+from kartludo.app.audit.trail import list_rulings
+from kartludo.app.league.series import create_series
+from kartludo.app.matches.pipeline import MatchService
+from kartludo.app.matches.simulate import CLUB, play_match
 from kartludo.engine.registry import game_names, get_game
 from kartludo.projections import all_projections
-from kartludo.projections.queries import list_rulings
 from kartludo.projections.runner import MatchFolder, catch_up, dump, reset
 from kartludo.store import EventStore
 
-#: (game, bot, deals) per match of a random log
-MATCHES = st.lists(st.tuples(st.sampled_from(sorted(game_names())), st.sampled_from(["random", "heuristic"]),
+#: (game, bot, deals) per match of a random log: erratic bots foul (rulings for the audit trail)
+MATCHES = st.lists(st.tuples(st.sampled_from(sorted(game_names())), st.sampled_from(["erratic", "heuristic"]),
                              st.integers(1, 4)), min_size=1, max_size=5)
 
 
@@ -34,14 +35,12 @@ def _random_log(store: EventStore, plan: list[tuple[str, str, int]], seed: int) 
     rng = random.Random(seed)
     svc = MatchService(store)
     for i, (game, bot, deals) in enumerate(plan):
-        if game == "svoi-kozyri":
-            bot = "heuristic"  # random Svoi Kozyri deals run to thousands of moves
         players = rng.sample(CLUB, get_game(game).player_counts[0])
         series = None
         if rng.random() < 0.3:
             series = create_series(store, game, players, 60, actor="td")
-        play_match(svc, game, players, pick_bots(game, [bot]), rng, max_deals=deals, max_commands=400,
-                   series=series)
+        play_match(svc, game, players, [Erratic(game) if bot == "erratic" else heuristic(game)], rng,
+                   max_deals=deals, max_commands=400, series=series)
         for r in list_rulings(store):
             if r.status == "standing" and rng.random() < 0.5:
                 appeal(store, r, r.player, "not a foul")
@@ -91,8 +90,8 @@ def test_rebuild_in_chunks_equals_one_event_at_a_time_on_every_backend(store):
     """The batched writes (prebuilt driver statements) on each backend: one event at a time
     against chunks of odd sizes, each by a fresh runner that refolds its matches from the
     store (a resumed catch-up), with appeals, decisions and series in the log."""
-    _random_log(store, [("uxinjo", "random", 4), ("hakamo", "heuristic", 2), ("uxinjo", "random", 3),
-                        ("laugavatnsmanni", "heuristic", 1), ("svoi-kozyri", "heuristic", 1)], seed=7)
+    plan = [(game, "erratic", 2) for game in games()] + [("uxinjo", "erratic", 4), ("uxinjo", "erratic", 3)]
+    _random_log(store, plan, seed=7)
     projections = all_projections()
     one_at_a_time = _one_at_a_time(store)
     assert one_at_a_time["audit"]["proj_rulings"] and one_at_a_time["matches"]["proj_results"]
@@ -177,7 +176,7 @@ def test_batches_read_ahead_while_the_one_before_writes_and_write_what_one_at_a_
     """On a database server a catch-up of many batches reads each next batch on another
     connection while the one before it folds and writes: the reads are used, and the
     tables are what one event at a time gives (SQLite reads each batch in its own turn)."""
-    _random_log(store, [("uxinjo", "random", 3), ("hakamo", "heuristic", 1)], seed=11)
+    _random_log(store, [("uxinjo", "erratic", 3), ("hakamo", "heuristic", 1)], seed=11)
     expected = _one_at_a_time(store)
     seen = _watch_read_ahead(monkeypatch)
     read = catch_up(store, all_projections(), batch=13)
@@ -193,7 +192,7 @@ def test_a_read_ahead_is_dropped_when_another_runner_moved_the_checkpoints_meanw
     """Between two batches of one runner another runner catches up to the end: the
     first runner's read ahead (events the other has written since) is not applied
     again, and the tables are what one event at a time gives."""
-    _random_log(store, [("uxinjo", "random", 2), ("laugavatnsmanni", "heuristic", 1)], seed=5)
+    _random_log(store, [("uxinjo", "erratic", 2), ("laugavatnsmanni", "heuristic", 1)], seed=5)
     expected = _one_at_a_time(store)
     seen = _watch_read_ahead(monkeypatch)
     connect = store.engine.connect

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import random
 import signal
 import time
 
 import pytest
+from every_game import Erratic
 
-from kartludo.app.matches import MatchService
-from kartludo.app.simulate import simulate
-from kartludo.engine.registry import game_names
+from kartludo.app.matches.pipeline import MatchService
+from kartludo.app.matches.simulate import CLUB, play_match
+from kartludo.engine.registry import game_names, get_game
 from kartludo.projections import all_projections, get_projection, refresh
 from kartludo.projections.runner import MatchFolder, catch_up, dump, reset, status
 
@@ -20,16 +22,14 @@ fork = multiprocessing.get_context("fork")
 
 
 def league(store, matches=3, seed=5):
-    """A small league in every game that has landed, refreshing projections as it goes.
-
-    Uxinjo mixes random bots in (they foul, so the audit trail fills); elsewhere the
-    heuristic bots keep matches short (random Svoi Kozyri deals run to thousands of
-    moves)."""
+    """A small league in every game that has landed, refreshing projections as it goes,
+    played by erratic bots (they foul, so the audit trail fills, and end their deals)."""
     svc = MatchService(store)
     for game in game_names():
-        bots = ["random", "heuristic"] if game == "uxinjo" else ["heuristic"]
         for i in range(matches):
-            simulate(svc, [game], 1, seed=seed * 100 + i, bots=bots, max_deals=3)
+            rng = random.Random(f"{seed}:{game}:{i}")
+            players = rng.sample(CLUB, rng.choice(get_game(game).player_counts))
+            play_match(svc, game, players, [Erratic(game)], rng, max_deals=3)
             refresh(store)
 
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 
+import every_game
 import pytest
 from click.testing import CliRunner
-from scenarios import foul_deal, stock_win_deal
+from every_game import games
+from scenarios import foul_deal, stock_win_deal, win_match
 
 from kartludo.app.errors import AppError
-from kartludo.app.matches import MatchService
-from kartludo.app.series import create_series, load_series
+from kartludo.app.league.series import create_series, load_series, series_report
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.cli.main import cli
 from kartludo.engine.base import BadCommand
-from kartludo.projections.queries import series_report
 
 MINUTE = 60_000_000
 T0 = 1_796_000_000_000_000
@@ -34,7 +35,7 @@ def clock(store):
     return c
 
 
-def test_seats_pass_left_and_mp_count_fouls(store, clock):
+def test_seats_pass_left_per_match_ended_and_mp_count_fouls(store, clock):
     svc = MatchService(store)
     sid = create_series(store, "uxinjo", ["ann", "bob", "cy"], 60)
     first = svc.create("uxinjo", None, series=sid, seed=1)
@@ -42,17 +43,53 @@ def test_seats_pass_left_and_mp_count_fouls(store, clock):
     foul_deal(svc, first, 0)          # ann fouls: penalty, and -2 MP in the series
     stock_win_deal(svc, first, 1)     # bob wins 3 from each
     clock.now += 10 * MINUTE
+    report = series_report(store, sid)
+    rows = {r.player: r for r in report.standings}
+    # after one deal the running match stands at its markers: bob +2/+2 -> +1 MP per marker
+    assert (rows["bob"].match_points, rows["ann"].match_points, rows["cy"].match_points) == (2, -1, -1)
+    assert (rows["ann"].fouls, rows["ann"].foul_mp, rows["ann"].total) == (1, -2, -3)
+    win_match(svc, first, 1)          # bob's markers reach finito: the match ends, its MP given
     second = svc.create("uxinjo", None, series=sid, seed=2)
     assert svc.load(second).players == ["bob", "cy", "ann"]  # the new Or is the old Su
+    win_match(svc, second, 2)
     with pytest.raises(AppError, match="seats cy,ann,bob"):
         svc.create("uxinjo", ["ann", "bob", "cy"], series=sid)
     report = series_report(store, sid)
     rows = {r.player: r for r in report.standings}
-    # after one deal each match stands at its markers: bob +3/+3 -> +1 MP per marker
-    assert (rows["bob"].match_points, rows["ann"].match_points, rows["cy"].match_points) == (2, -1, -1)
-    assert (rows["ann"].fouls, rows["ann"].foul_mp, rows["ann"].total) == (1, -2, -3)
+    # bob's own finito in the first match (+3 per marker), ann's in the second
+    assert (rows["bob"].match_points, rows["ann"].match_points, rows["cy"].match_points) == (3, 3, -6)
+    assert (rows["ann"].fouls, rows["ann"].foul_mp, rows["ann"].total) == (1, -2, 1)
     assert [m["match"] for m in report.matches] == [first, second] and not report.ended
+    assert [m["seats"] for m in report.matches] == [["ann", "bob", "cy"], ["bob", "cy", "ann"]]
     assert load_series(store, sid).match_ids == [first, second]
+
+
+@pytest.mark.parametrize("game", games())
+def test_a_series_next_match_waits_for_the_one_before_to_end(store, clock, game):
+    """Series-order RULING (Uxinjo's §6.3, held for every game's series): no match is
+    created while an earlier one of the series runs, and the refusal writes nothing."""
+    import random
+
+    from kartludo.app.matches.simulate import pick_bots, play_match
+
+    players = every_game.players(game)
+    svc = MatchService(store)
+    sid = create_series(store, game, players, 600)
+    first = svc.create(game, None, series=sid, seed=1)
+    count = store.count_events()
+    with pytest.raises(AppError, match=rf"^series {sid}: match {first} is still in progress \(not dealt yet\): "
+                                       "its next match starts once it has ended$"):
+        svc.create(game, None, series=sid, seed=2)
+    assert store.count_events() == count
+    svc.deal(first)
+    count = store.count_events()
+    with pytest.raises(AppError, match=rf"match {first} is still in progress \(deal 1\)"):
+        svc.create(game, None, series=sid)
+    assert store.count_events() == count and load_series(store, sid).match_ids == [first]
+    play_match(svc, game, players, pick_bots(game, None), random.Random(1), match_id=first, max_deals=10_000)
+    assert svc.load(first).over
+    second = svc.create(game, None, series=sid, seed=2)
+    assert svc.load(second).players == players[1:] + players[:1]
 
 
 def test_no_match_starts_after_the_deadline_and_a_running_match_ends_with_its_deal(store, clock):
@@ -141,6 +178,11 @@ def test_series_cli(store, db_url, clock):
     live = k("series", "new", "--game", "uxinjo", "--players", "ann,bob,cy", "--minutes", "45").strip()
     m = k("match", "new", "uxinjo", "--series", live[:4]).strip()
     assert json.loads(k("state", m, "--json"))["players"] == ["ann", "bob", "cy"]
+    head = store.head_position()
+    assert k("match", "new", "uxinjo", "--series", live, code=1) == (
+        f"error: series {live}: match {m} is still in progress (not dealt yet): its next match starts once it "
+        "has ended\n")
+    assert store.head_position() == head
     assert "no series 'zzz'" in k("match", "new", "uxinjo", "--series", "zzz", code=1)
     assert "a uxinjo series, not hakamo" in k("match", "new", "hakamo", "--series", live, code=1)
     shown = json.loads(k("series", "show", live, "--format", "json"))

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 from click.testing import CliRunner
 from scenarios import stock_win_deal
 
-from kartludo.app.matches import MatchService
-from kartludo.app.standings import PROVISIONAL_BELOW, rank_players
+from kartludo.app.league.standings import PROVISIONAL_BELOW, rank_players
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.cli.main import cli
 
 

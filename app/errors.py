@@ -3,20 +3,14 @@ as one line naming the problem."""
 
 from __future__ import annotations
 
+# the match aggregate, below the application, raises these: they are defined beside it
+from kartludo.engine.match import AppError, NotAllowed, UnknownMatch, UnknownPlayer
 
-class AppError(Exception):
-    """Bad input at the application level: nothing was written."""
-
-
-class UnknownMatch(AppError):
-    pass
+__all__ = ["AmbiguousMatch", "AppError", "CommandConflict", "InvalidInput", "NotAllowed", "TooMuchContention",
+           "UnknownMatch", "UnknownPlayer", "check_text"]
 
 
 class AmbiguousMatch(AppError):
-    pass
-
-
-class UnknownPlayer(AppError):
     pass
 
 
@@ -26,10 +20,6 @@ class TooMuchContention(AppError):
 
 class CommandConflict(AppError):
     """An idempotency key reused by its caller for a different request: nothing was written."""
-
-
-class NotAllowed(AppError):
-    """The caller may not do this (e.g. decide a ruling of a match they play in)."""
 
 
 def check_text(what: str, text: str, limit: int, *, empty: bool = False) -> None:

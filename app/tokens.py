@@ -3,6 +3,10 @@
 TD tokens and revocations live in the stream ``tokens``; a match's seat tokens in
 ``tokens-<match>``, written in the same transaction as the match (so creating
 matches never contends on one stream), and so do the revocations of a re-issue.
+A duplicate event's player tokens (role ``player``: one token for every board the
+player plays, its ``match`` the event's stream ``duplicate-<id>``, its label the
+player) live in ``tokens-duplicate-<id>``; the service resolves such a token per
+request to the player's seat in a board of that event, and to the public elsewhere.
 Only the SHA-256 hash of a token is stored; the secret is shown once when issued. A
 ``TokenIndex`` keeps the live tokens in memory and follows the global order for token
 events (one indexed query per lookup).
@@ -18,11 +22,14 @@ from collections.abc import Sequence
 import msgspec
 
 from kartludo.app.errors import AmbiguousMatch, AppError, UnknownMatch, check_text
+from kartludo.events.streams import DUPLICATE_PREFIX, duplicate_stream
 from kartludo.events.tokens import TokenIssued, TokenRevoked
-from kartludo.store import ConcurrencyConflict, EventStore
+from kartludo.store import ConcurrencyConflict, EventStore, Recorded
 
 TOKENS_STREAM = "tokens"
-ROLES = ("td", "seat")
+#: a duplicate event's player: a seat in each board of the event the player sits in
+PLAYER = "player"
+ROLES = ("td", "seat", PLAYER)
 #: a token's label (a TD's name: it becomes the actor of what the TD does) and a revocation's texts
 LABEL_LIMIT = 100
 REASON_LIMIT = 2000
@@ -41,6 +48,13 @@ class Principal(msgspec.Struct, frozen=True):
     seat: int | None = None
     label: str = ""
     expires_at_us: int | None = None
+
+    @property
+    def duplicate(self) -> str | None:
+        """A player token's duplicate event (its id), else None."""
+        if self.role != PLAYER or not self.match or not self.match.startswith(DUPLICATE_PREFIX):
+            return None
+        return self.match.removeprefix(DUPLICATE_PREFIX)
 
 
 def hash_token(secret: str) -> str:
@@ -88,10 +102,13 @@ def token_events(specs: Sequence[tuple[str, str | None, int | None, str]], *,
             raise AppError(f"unknown role {role!r} (roles: {', '.join(ROLES)})")
         if role == "seat" and (match is None or seat is None):
             raise AppError("a seat token needs a match and a seat")
+        if role == PLAYER and (match is None or not match.startswith(DUPLICATE_PREFIX) or not label):
+            raise AppError("a player token needs a duplicate event (its stream) and the player's name as its label")
         check_text("a token's label", label, LABEL_LIMIT, empty=True)
         secret = new_secret()
         secrets_out.append(secret)
-        events.append(TokenIssued(token_hash=hash_token(secret), role=role, match=match if role == "seat" else None,
+        events.append(TokenIssued(token_hash=hash_token(secret), role=role,
+                                  match=match if role in ("seat", PLAYER) else None,
                                   seat=seat if role == "seat" else None, label=label,
                                   expires_at_us=expires_at_us))
     return secrets_out, events
@@ -100,11 +117,10 @@ def token_events(specs: Sequence[tuple[str, str | None, int | None, str]], *,
 class TokenIndex:
     """Live tokens by hash, following the global order for token events."""
 
-    _SQL = (
-        "SELECT position, stream_id, version, type, schema_version, payload, recorded_at_us, actor, command_id, "
-        "prev_hash, hash FROM events WHERE position > :p AND type IN ('token.issued', 'token.revoked') "
-        "ORDER BY position"
-    )
+    #: the events it follows (the store's partial index on them serves the read)
+    TYPES = ("token.issued", "token.revoked")
+    #: events read per page
+    PAGE = 5000
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
@@ -119,15 +135,21 @@ class TokenIndex:
         # Token events are applied as soon as they are read, settled or not (a new
         # token works at once; applying one twice changes nothing, and a revocation
         # wins whatever the order), but the cursor moves only over settled positions,
-        # below the store's horizon taken with the read: a revocation that commits
+        # below the store's horizon taken before the read: a revocation that commits
         # late is never skipped.
         # Nothing new, nearly always: the query alone says so, and the horizon (which
         # reads PostgreSQL's lock table) is asked only when a token event came.
-        if not self.store.probe(self._SQL + " LIMIT 1", p=self._position):
+        if not self.store.select_events(self._position, 1, types=self.TYPES, settled=False):
             return
-        horizon, rows = self.store.query_with_horizon(self._SQL, p=self._position)
+        horizon = self.store.horizon()
+        records: list[Recorded] = []
+        while page := self.store.select_events(records[-1].position if records else self._position, self.PAGE,
+                                               types=self.TYPES, settled=False):
+            records += page
+            if len(page) < self.PAGE:
+                break
         with self._lock:
-            for rec in self.store.records_from_rows(rows):
+            for rec in records:
                 if rec.position <= self._position:
                     continue
                 event = rec.event
@@ -212,6 +234,28 @@ def reissue_seat_tokens(store: EventStore, match_id: str, players: Sequence[str]
         revocations = [TokenRevoked(token_hash=h, by=actor, reason=reason) for h in stale]
         try:
             store.append(seats, [*revocations, *issued], version, actor=actor)
+            return secrets_out
+        except ConcurrencyConflict:
+            continue
+    raise AppError("the tokens streams are too busy; try again")
+
+
+def player_tokens_stream(duplicate_id: str) -> str:
+    """Where a duplicate event's player tokens are recorded (``tokens-duplicate-<id>``)."""
+    return seat_tokens_stream(duplicate_stream(duplicate_id))
+
+
+def issue_player_tokens(store: EventStore, duplicate_id: str, players: Sequence[str], *, actor: str = "",
+                        expires_at_us: int | None = None) -> list[str]:
+    """One player token per player of duplicate event ``duplicate_id`` (the secrets, in
+    ``players``' order), in one append to the event's own tokens stream. Each plays the
+    player's seat in every board of the event, and nothing else."""
+    stream = player_tokens_stream(duplicate_id)
+    secrets_out, events = token_events([(PLAYER, duplicate_stream(duplicate_id), None, p) for p in players],
+                                       expires_at_us=expires_at_us)
+    for _ in range(20):
+        try:
+            store.append(stream, events, store.stream_version(stream), actor=actor)
             return secrets_out
         except ConcurrencyConflict:
             continue

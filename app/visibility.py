@@ -1,4 +1,5 @@
-"""What a reader may see of a match's events and state, beyond the cards the game hides.
+"""What a reader may see of a match: the one policy every read path asks (the CLI, the
+HTTP routes, the live streams, replays, the hearing room, command responses).
 
 The game's ``redact``/``view`` hide cards from a seat or the public. On top of that:
 
@@ -9,11 +10,16 @@ The game's ``redact``/``view`` hide cards from a seat or the public. On top of t
   deal: while the match runs only a TD's view (every hand, with a TD's authority)
   shows them, not even the public view of an ended deal. Once the match has ended
   (finished or closed) they are public.
+- A duplicate board's match (``Match.withheld``) keeps its deal hidden as if it ran until
+  every table has played the board: its deck and the other hands stay unseen by its
+  seats, and nobody but a TD and its own seats reads it at all (``app.duplicate``).
 - An event's chain hash is SHA-256 over the previous hash, the row's header and its
   payload, so a reader could test guesses of a hidden card against it (and, through
   the chain, against every later hash). A reader gets an event's hash only when that
   event and every one before it is shown to them exactly as stored: then the hash
-  commits to nothing they cannot see.
+  commits to nothing they cannot see. This is decided here and nowhere else:
+  ``Exactness`` keeps, as a match is folded, how far each reader sees it exactly, and
+  ``hashed`` gives each event shown its hash or None.
 """
 
 from __future__ import annotations
@@ -23,27 +29,26 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app import aggregate
-from kartludo.app.aggregate import MATCH_FACTS, Match
-from kartludo.app.errors import InvalidInput, NotAllowed, UnknownMatch
+from kartludo.app.errors import InvalidInput, NotAllowed
+from kartludo.app.matches.fairness import is_seed_key
 from kartludo.engine.base import ALL, Game, Viewer
+from kartludo.engine.match import MATCH_FACTS, Match
 from kartludo.events.base import Event
-from kartludo.events.match import (
-    SEEDED_SHUFFLE,
-    DealStarted,
-    MatchCreated,
-)
-from kartludo.store import EventStore, Recorded
+from kartludo.events.match import SEEDED_SHUFFLE, DealStarted, MatchCreated
+from kartludo.store import Recorded
 
 
 def match_over(match: Match) -> bool:
-    """The match has ended (finished, or closed by its series): its seed is public."""
-    return match.closed or match.game.is_finished(match.state)
+    """The match has ended (finished, or closed by its series): its seed is public. A
+    duplicate board not yet played at every table (``withheld``) has not, to a reader."""
+    return not match.withheld and (match.closed or match.game.is_finished(match.state))
 
 
 def deal_over(match: Match) -> bool:
-    """The match's latest deal has ended (or none runs): its events are public."""
-    return match.closed or match.game.can_deal(match.state) or match.game.is_finished(match.state)
+    """The match's latest deal has ended (or none runs): its events are public. A
+    withheld duplicate board's deal runs on, to a reader, until every table has played it."""
+    return not match.withheld and (match.closed or match.game.can_deal(match.state)
+                                   or match.game.is_finished(match.state))
 
 
 def sees_secrets(viewer: Viewer, td: bool, over: bool) -> bool:
@@ -72,13 +77,131 @@ def redact(game: Game[Any], before: Any, event: Event, viewer: Viewer, *, secret
         return event
     shown = game.redact(before, event, viewer)
     if isinstance(shown, DealStarted):
-        from kartludo.app.fairness import is_seed_key
-
         if viewer != ALL and shown.salt:
             shown = msgspec.structs.replace(shown, salt="")
         if not secrets and is_seed_key(shown.shuffle):
             shown = msgspec.structs.replace(shown, shuffle=SEEDED_SHUFFLE)
     return shown
+
+
+def state_view(match: Match, viewer: Viewer, *, secrets: bool | None = None) -> dict[str, Any]:
+    """The match in ``viewer``'s view (``state --json``). ``seed`` is there only for a
+    reader who may see it (``secrets``; default: the every-hand view, a TD's, or
+    anyone once the match has ended); absent otherwise, even for a match without one."""
+    view = match.game.view(match.state, viewer)
+    if match.closed:  # finished by its series deadline: what a finished match shows (Uxinjo's mp)
+        view = {**view, **match.game.closed_fields(match.state)}
+    if secrets is None:
+        secrets = sees_secrets(viewer, viewer == ALL, match_over(match))
+    out = {
+        "match": match.id,
+        "game": match.game.name,
+        "status": match.status,
+        "deal": match.game.deal_number(match.state),
+        "phase": match.game.phase(match.state),
+        "to_act": [match.players[s] for s in match.game.to_act(match.state)],
+        "players": list(match.players),
+        **view,  # the game's own fields
+        "version": match.version,
+        "ruleset": match.created.ruleset,
+        "options": match.created.options,
+    }
+    if secrets:
+        out["seed"] = match.created.seed
+    return out
+
+
+# --- when a hash may be shown ----------------------------------------------------------------
+def hashed(through: int | None, shown: Iterable[tuple[Recorded, Event]]) -> list[str | None]:
+    """The chain hash a reader gets of each event ``shown`` to them (in version order,
+    each with the event as shown): the event's hash when every earlier event of the match
+    is shown to them exactly as stored (all up to version ``through`` are: ``Exactness``;
+    None: not known, so none) and so is this one; None otherwise."""
+    out: list[str | None] = []
+    for record, event in shown:
+        if through is not None and through >= record.version - 1 and event == record.event:
+            through = max(through, record.version)
+            out.append(record.hash.hex())
+        else:
+            out.append(None)
+    return out
+
+
+def narrowed_hash(through: int | None, record: Recorded, entitled: Event, shown: Event) -> str | None:
+    """The hash of an event a reader may see as ``entitled`` and looks at in another view
+    as ``shown`` (a replay in one seat's view): what ``hashed`` gives them of the event
+    they may see, and only while the view shows it as stored."""
+    return hashed(through, [(record, entitled)])[0] if shown == record.event else None
+
+
+class Exactness:
+    """How far each reader sees a match exactly as stored, kept as the match is folded
+    (one event at a time, from its start or from a deal boundary): ``through(viewer,
+    td, match)`` is the version up to which every event is shown to that reader exactly,
+    now. ``hashed`` turns it into hashes.
+
+    Every event is checked once in the every-hand view, with and without the secrets
+    (``all_s``, ``all_ns``: how an ended deal's events are shown), and the running deal's
+    events once more in each seat's and the public view while they stay exact (``runs``).
+    A reader of a running deal sees the ended deals as ``all_ns`` does and the running
+    one in their own view; once the match has ended everyone sees what ``all_s`` does.
+    A deal's events only ever become more visible (deals and the match end, never
+    resume), so what was exact stays so."""
+
+    __slots__ = ("game", "all_s", "all_ns", "current", "deal_start", "runs")
+
+    def __init__(self, game: Game[Any], created: MatchCreated, seats: int, *, at: int, current: int | None) -> None:
+        """Before the event after version ``at``: the stream's start (``at`` 0), or a deal
+        boundary, where every earlier deal has ended and so every earlier event is shown
+        in the every-hand view, exactly as stored but the seed and its shuffle keys (there
+        only in a match with a seed); ``current`` is the newest deal then."""
+        self.game = game
+        self.all_s = at
+        self.all_ns = at if at == 0 or created.seed is None else 0
+        self.current = current
+        #: the version of the running deal's ``DealStarted`` (None: none since ``at``)
+        self.deal_start: int | None = None
+        #: per seat (and None, the public), how far the running deal is exact in its own view
+        self.runs: dict[Viewer, int] = dict.fromkeys([*range(seats), None], at)
+
+    def copy(self) -> Exactness:
+        other = Exactness.__new__(Exactness)
+        other.game, other.all_s, other.all_ns, other.current = self.game, self.all_s, self.all_ns, self.current
+        other.deal_start, other.runs = self.deal_start, dict(self.runs)
+        return other
+
+    def fold(self, record: Recorded, before: Any) -> None:
+        """Take in the next event (``before``: the match state before it)."""
+        event, version = record.event, record.version
+        game = self.game
+        if isinstance(event, DealStarted) and event.deal != self.current:
+            self.current, self.deal_start = event.deal, version
+            self.runs = dict.fromkeys(self.runs, version - 1)
+        if self.all_s == version - 1 and redact(game, before, event, ALL, secrets=True) == event:
+            self.all_s = version
+        if self.all_ns == version - 1 and redact(game, before, event, ALL, secrets=False) == event:
+            self.all_ns = version
+        if self.deal_start is not None:
+            for viewer, run in self.runs.items():
+                if run == version - 1 and redact(game, before, event, viewer, secrets=False) == event:
+                    self.runs[viewer] = version
+
+    def through(self, viewer: Viewer, td: bool, match: Match) -> int | None:
+        """The version up to which every event is shown to this reader exactly as stored,
+        now (``match``: as folded so far); None when not known from here (the running deal
+        began before this count did: read from the stream's start)."""
+        over = match_over(match)
+        if viewer == ALL:  # every event in the every-hand view
+            return self.all_s if sees_secrets(viewer, td, over) else self.all_ns
+        if over:
+            return self.all_s
+        if deal_over(match) or self.current is None:
+            return self.all_ns
+        if self.deal_start is None:
+            return None
+        if self.all_ns < self.deal_start - 1:
+            return self.all_ns
+        return self.runs.get(viewer)
 
 
 class Shown(msgspec.Struct):
@@ -93,127 +216,6 @@ class Shown(msgspec.Struct):
     before: Any
     #: the chain hash (hex), or None: withheld while it commits to something hidden
     hash: str | None
-
-
-class Reading(msgspec.Struct):
-    """A whole match stream as one reader sees it."""
-
-    match: Match
-    #: the reader holds a TD's authority
-    td: bool
-    #: the reader sees the seed and the shuffle keys
-    secrets: bool
-    shown: list[Shown]
-
-    @property
-    def over(self) -> bool:
-        return match_over(self.match)
-
-    def secrets_in(self, viewer: Viewer) -> bool:
-        """Whether a view the reader asks for (e.g. one seat's, in a replay) shows the seed."""
-        return self.secrets and sees_secrets(viewer, self.td, self.over)
-
-    def of(self, record: Recorded) -> Shown:
-        return self.shown[record.version - self.shown[0].record.version]
-
-    def narrowed(self, record: Recorded, viewer: Viewer) -> Shown:
-        """``record`` shown in ``viewer``'s view, one the reader may ask for (a replay of
-        an ended deal in one seat's view): its hash only where nothing is hidden."""
-        entitled = self.of(record)
-        event = redact(self.match.game, entitled.before, record.event, viewer, secrets=self.secrets_in(viewer))
-        return Shown(record, event, viewer, entitled.before, entitled.hash if event == record.event else None)
-
-
-def read_match(match_id: str, records: list[Recorded], viewer: Viewer, *, td: bool | None = None) -> Reading:
-    """Every event of the match in ``viewer``'s view (a seat, ``ALL`` or ``PUBLIC``);
-    ``td`` (default: ``viewer == ALL``) says the reader holds a TD's authority."""
-    reading = _read(aggregate.start(match_id, records[0]), records, viewer, td, created=True)
-    assert reading is not None  # a read from the start always shows
-    return reading
-
-
-def read_from(start: Match, records: list[Recorded], viewer: Viewer, *, td: bool | None = None) -> Reading | None:
-    """The events ``records`` (every event after ``start.version``, to the stream's
-    end) in ``viewer``'s view, ``start`` being the match folded to a deal boundary (a
-    snapshot): what ``read_match`` shows of them, without folding what came before.
-
-    Before a deal boundary every deal has ended, so every earlier event of a deal is
-    shown in ``ALL``'s view, exactly as stored but for a seeded shuffle's key (there
-    only in a match with a seed); the match's own facts are shown as stored, and its
-    ``MatchCreated`` without its seed but for a reader of the seed. So every earlier
-    event is exact iff the reader sees the seed or the match has none. None when that
-    does not hold: the stream's last deal began before ``start`` and has not ended
-    (its events are shown in the reader's own view): read from the start then."""
-    return _read(start, records, viewer, td, created=False)
-
-
-def _read(match: Match, records: list[Recorded], viewer: Viewer, td: bool | None, *, created: bool) -> Reading | None:
-    """``records`` folded into ``match`` and shown to ``viewer``: from the stream's
-    start (``created``: ``records[0]`` is the ``MatchCreated`` ``match`` starts from),
-    or from a deal boundary (``read_from``)."""
-    game = match.game
-    befores: list[Any] = [None] if created else []
-    deals: list[int | None] = [None] if created else []
-    boundary = None if created else (game.deal_number(match.state) or None)
-    current = boundary
-    for rec in records[1:] if created else records:
-        event = rec.event
-        if isinstance(event, DealStarted):
-            current = event.deal
-        befores.append(match.state)
-        deals.append(current)
-        match.apply(event, rec.version)
-    last_ended = deal_over(match)
-    td = viewer == ALL if td is None else td
-    secrets = sees_secrets(viewer, td, match_over(match))
-    if created:
-        exact = True
-    elif current == boundary and boundary is not None and not last_ended:
-        return None
-    else:
-        exact = secrets or match.created.seed is None
-    shown: list[Shown] = []
-    for rec, before, deal in zip(records, befores, deals):
-        event, seen = shown_as(game, before, rec.event, deal, current, last_ended, viewer, secrets=secrets)
-        exact = exact and event == rec.event
-        shown.append(Shown(rec, event, seen, before, rec.hash.hex() if exact else None))
-    return Reading(match, td, secrets, shown)
-
-
-def read_after(store: EventStore, match_id: str, viewer: Viewer, after: int = 0, *,
-               td: bool | None = None) -> Reading:
-    """The match read for the events after global position ``after``: from its nearest
-    snapshot at or before ``after`` (``read_from``), else from its start. The reading
-    holds at least every event after ``after``, each shown as ``read_match`` shows it."""
-    from kartludo.app import snapshots
-
-    found = snapshots.starts(store, match_id)
-    if found is None:
-        raise UnknownMatch(f"no match {match_id!r}")
-    for start, at in found[1]:
-        if start.version == 1 or after <= 0:
-            break
-        if at.position <= after:
-            reading = read_from(start, store.read_stream(at.stream_id, start.version + 1), viewer, td=td)
-            if reading is not None:
-                return reading
-            break
-    return read_match(match_id, store.read_stream(found[0].stream_id), viewer, td=td)
-
-
-def events_of(reading: Reading, after: int = 0) -> Iterable[Shown]:
-    """The shown events after global position ``after``."""
-    return (s for s in reading.shown if s.record.position > after)
-
-
-def visible_events(match_id: str, records: list[Recorded], viewer: Viewer, after: int = 0) -> tuple[Match, list[Shown]]:
-    """The match's events after global position ``after`` as ``viewer`` may see them:
-    the events of a deal that has ended are public (every hand), the seed only once the
-    match has ended (or to a TD: ``ALL``)."""
-    if not records:
-        raise UnknownMatch(f"no match {match_id!r}")
-    reading = read_match(match_id, records, viewer)
-    return reading.match, list(events_of(reading, after))
 
 
 def replay_viewer(players: list[str], allowed: Viewer, asked: str | None) -> Viewer:

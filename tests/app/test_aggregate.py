@@ -7,13 +7,14 @@ from __future__ import annotations
 import pytest
 from scenarios import foul_then_void_win, stock_win_deal
 
-from kartludo.app import aggregate, snapshots
-from kartludo.app.audit import appeal, decide
+from kartludo.app.audit.rulings import appeal, decide
+from kartludo.app.audit.trail import resolve_ruling
 from kartludo.app.errors import AppError, NotAllowed
-from kartludo.app.matches import MatchService, stream_of
-from kartludo.app.series import create_series
+from kartludo.app.league.series import create_series
+from kartludo.app.matches import snapshots
+from kartludo.app.matches.pipeline import MatchService, stream_of
+from kartludo.engine import match as aggregate
 from kartludo.events.match import MatchClosed, RulingAppealed, RulingDecided
-from kartludo.projections.queries import resolve_ruling
 from kartludo.store import snapshots as table
 
 RULING = "uxinjo-d1-Or"
@@ -57,13 +58,19 @@ def test_appeals_and_decisions_are_decided_on_the_folded_match(store):
     appeal(store, record, "ann", "no foul")
     match = svc.load(mid)
     assert match.disputes[RULING] == aggregate.Dispute("ann")
-    with pytest.raises(AppError, match=r"already under appeal \(by ann\)"):
-        aggregate.appeal(match, RULING, "bob", "me too")
-    with pytest.raises(NotAllowed, match="ANN made this appeal"):
-        aggregate.decide(match, RULING, "ANN", "uphold", "x")
+    with pytest.raises(AppError, match=r" Ann already appealed ruling .*: each person appeals once"):
+        aggregate.appeal(match, RULING, " Ann", "again")
+    # another player's appeal is recorded beside the first, not refused (the RULING on appeals)
+    appeal(store, record, "bob", "me too")
+    match = svc.load(mid)
+    assert match.disputes[RULING] == aggregate.Dispute("ann", also_by=("bob",))
+    assert match.disputes[RULING].appellants == ("ann", "bob")
+    for appellant in ("ANN", "Bob"):
+        with pytest.raises(NotAllowed, match=f"{appellant} made this appeal"):
+            aggregate.decide(match, RULING, appellant, "uphold", "x")
     decide(store, record, "mia", "overturn", "miscounted")
     match = svc.load(mid)
-    assert match.disputes[RULING] == aggregate.Dispute("ann", "overturn", "mia")
+    assert match.disputes[RULING] == aggregate.Dispute("ann", "overturn", "mia", ("bob",))
     with pytest.raises(AppError, match=r"already decided \(overturn\) by mia"):
         aggregate.appeal(match, RULING, "bob", "again")
     last = store.read_stream(stream_of(mid))[-1].event

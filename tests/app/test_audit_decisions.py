@@ -7,7 +7,7 @@ import json
 
 from engine.uxinjo_helpers import build_deck
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 
 OR, SU, OK = 0, 1, 2
 VOID_CLAIM = "RULING §2.3: an invalid claim beside a valid one in the same window is void, no foul"
@@ -41,14 +41,16 @@ def all_levu_match(store) -> str:
 
 def test_a_void_claim_is_listed_and_shown_by_the_audit_trail(k, store):
     mid = void_claim_match(store)
-    out = k("audit", "list")
-    [line] = [line for line in out.splitlines() if "void-claim" in line]
-    assert line.startswith(f"{mid}/uxinjo-d1-Su-void-claim") and " decision " in line
-    assert "bob" in line and line.endswith(VOID_CLAIM)
+    out = k("audit", "list")  # 80 columns wide: each rule on the line under its ruling
+    lines = out.splitlines()
+    [at] = [i for i, line in enumerate(lines) if "void-claim" in line]
+    line = lines[at]
+    assert line.startswith(f"{mid}/uxinjo-d1-Su-void-claim") and " decision " in line and "bob" in line
+    assert VOID_CLAIM[:40] in lines[at + 1]
     [record] = json.loads(k("audit", "list", "--json"))
     assert record["status"] == "decision" and record["player"] == "bob" and record["rule"] == VOID_CLAIM
     assert record["type"] == "uxinjo.settled" and record["deal"] == 1
-    assert record["facts"] == {"claim_on": "G9", "discarder": "Or", "valid_claim_by": "Ok", "points_needed": 2}
+    assert record["facts"] == {"claim_on": "G9", "discarder": "ann", "valid_claim_by": "cy", "points_needed": 2}
     assert record["effect"] == {"claim": "void", "foul": False, "penalties": "unchanged"}
     assert json.loads(k("audit", "list", "--player", "cy", "--json")) == []
     assert len(json.loads(k("audit", "list", "--player", "bob", "--match", mid[:5], "--json"))) == 1

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from kartludo.app.errors import AppError, check_text
-from kartludo.app.matches import MatchService
-from kartludo.app.series import create_series
+from kartludo.app.league.series import create_series, series_report
+from kartludo.app.league.standings import standings
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.engine.base import BadCommand
-from kartludo.projections.queries import series_report, standings
 
 
 @pytest.mark.parametrize("minutes", [0, 525_601, 10**12, 2**64])

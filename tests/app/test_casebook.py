@@ -10,10 +10,10 @@ from html import unescape
 import pytest
 from scenarios import foul_then_void_win
 
-from kartludo.app.cardfaces import SVG_NS, card_name
-from kartludo.app.diagrams import diagram_cards
-from kartludo.app.hearing import hearing_stream
-from kartludo.app.matches import MatchService, fold_records, stream_of
+from kartludo.app.audit.hearing import hearing_stream
+from kartludo.app.casebook.cardfaces import SVG_NS, card_name
+from kartludo.app.casebook.diagrams import diagram_cards
+from kartludo.app.matches.pipeline import MatchService, fold_records, stream_of
 from kartludo.engine.base import ALL
 
 RULING = "uxinjo-d1-Or"
@@ -178,7 +178,8 @@ def test_annotations_live_in_the_hearing_stream_and_show_everywhere(k, store, tw
 
 
 def test_casebook_shows_the_deals_hypotheticals_with_every_rollout_summary(k, store, two_matches, tmp_path):
-    from kartludo.app import hypotheticals, rollouts
+    from kartludo.app.hypotheticals import hypothetical as hypotheticals
+    from kartludo.app.hypotheticals import rollouts
 
     m = two_matches[0]
     h = hypotheticals.create(store, m, 1, 2, label="had ann drawn again", by="td-mia")
@@ -194,12 +195,14 @@ def test_a_case_reads_as_a_casebook_and_shows_the_adjusted_score(k, store, two_m
     """The seat is named as the table names it, the facts read as words and cards (not
     Python reprs), an unseeded rollout says so, and an adjusted decision shows the score
     as played and the whole points awarded."""
-    from kartludo.app import hypotheticals, rollouts
+    from kartludo.app.hypotheticals import hypothetical as hypotheticals
+    from kartludo.app.hypotheticals import rollouts
 
     m = two_matches[0]
     h = hypotheticals.create(store, m, 1, 2)
     rollouts.record(store, rollouts.rollout(hypotheticals.load(store, h), 3))
     k("audit", "appeal", f"{m}/{RULING}", "--by", "ann", "--reason", "two sets")
+    k("token", "new", "--role", "td", "--label", "td-mia")  # a decider is a TD with a live token
     k("audit", "decide", f"{m}/{RULING}", "--by", "td-mia", "--adjust-scores", "ann=+2,bob=-1,cy=-1",
       "--reason", "12C1(c)")
     for fmt, name in (("html", f"{m}__{RULING}.html"), ("md", f"{m}__{RULING}.md")):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from scenarios import stock_win_deal
 
-from kartludo.app.matches import MatchService
-from kartludo.app.series import create_series
+from kartludo.app.league.series import create_series
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.engine.base import ALL, PUBLIC
 
 MINUTE = 60_000_000

@@ -11,8 +11,8 @@ import re
 import msgspec
 import pytest
 
-from kartludo.app.fairness import check_public_deal, commitment, commitment_text, verify_deals
-from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.matches.fairness import check_public_deal, commitment, commitment_text, verify_deals
+from kartludo.app.matches.pipeline import MatchService, stream_of
 from kartludo.engine.base import seeded_deck
 from kartludo.engine.jx import JX_DECK
 from kartludo.events.base import decode, encode

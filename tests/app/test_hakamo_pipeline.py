@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kartludo.app.matches import MatchService, fold_records, stream_of
-from kartludo.app.simulate import simulate
+from kartludo.app.matches.pipeline import MatchService, fold_records, stream_of
+from kartludo.app.matches.simulate import simulate
 from kartludo.engine.base import IllegalCommand
 from kartludo.events.hakamo import DealScored, MatchEnded
 from kartludo.events.match import DealStarted

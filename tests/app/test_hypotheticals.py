@@ -9,26 +9,26 @@ from __future__ import annotations
 import json
 import random
 
+import every_game
 import pytest
+from every_game import games, short_options
 
-from kartludo.app import hypotheticals as hy
-from kartludo.app import rollouts as ro
-from kartludo.app.matches import MatchService, stream_of
-from kartludo.app.replay import build
-from kartludo.app.simulate import pick_bots, play_match
+from kartludo.app.hypotheticals import hypothetical as hy
+from kartludo.app.hypotheticals import rollouts as ro
+from kartludo.app.matches.pipeline import MatchService, stream_of
+from kartludo.app.matches.simulate import pick_bots, play_match
+from kartludo.app.reading.replay import build
 from kartludo.engine.base import ALL
 from kartludo.events.match import Ruling
 
-PLAYERS = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
-OPTIONS = {"laugavatnsmanni": {"max_deals": "2"}, "svoi-kozyri": {"deals": "2"}}
 NAMES = ["ann", "bob", "cy", "dan"]
 
 
 def one_deal(store, game: str, seed: int = 3) -> str:
     """A match of ``game`` whose first deal bots played to its settlement."""
     svc = MatchService(store)
-    mid, _, _ = play_match(svc, game, NAMES[: PLAYERS[game]], pick_bots(game, ["heuristic"]), random.Random(seed),
-                           options=OPTIONS.get(game), max_deals=1)
+    mid, _, _ = play_match(svc, game, every_game.players(game), pick_bots(game, ["heuristic"]), random.Random(seed),
+                           options=short_options(game), max_deals=1)
     return mid
 
 
@@ -48,7 +48,7 @@ def play_out(store, hypo_id: str, seed: int, bots: str = "random") -> dict[str, 
     raise AssertionError("the hypothetical did not settle")
 
 
-@pytest.mark.parametrize("game", list(PLAYERS))
+@pytest.mark.parametrize("game", games())
 def test_a_hypothetical_starts_from_the_replay_state_and_plays_otherwise_to_settlement(k, store, game):
     mid = one_deal(store, game)
     steps = build(mid, MatchService(store).records(mid), 1).steps
@@ -71,8 +71,8 @@ def test_a_hypothetical_starts_from_the_replay_state_and_plays_otherwise_to_sett
     # the first move through the command line (the last legal command), the rest by a bot through the library
     seat = h.game.to_act(hy.pending(h.game, h.match.state)[1])[0]
     player = h.match.players[seat]
-    legal = k("hypo", "legal", hid, "--as", player).split("\n")
-    assert legal[0] and legal == [c.text() for c in hy.legal(h, player)] + [""]
+    legal = k("hypo", "legal", hid, "--as", player, "--all").split("\n")
+    assert legal[0] and sorted(legal[:-1]) == sorted(c.text() for c in hy.legal(h, player)) and legal[-1] == ""
     k("hypo", "act", hid, "--as", player, *legal[-2].split())
     scores = play_out(store, hid, 1, bots="heuristic")
     assert scores is not None and set(scores) == set(h.match.players)
@@ -84,7 +84,31 @@ def test_a_hypothetical_starts_from_the_replay_state_and_plays_otherwise_to_sett
     assert "hypotheticals cite their origin" in k("verify")
 
 
-@pytest.mark.parametrize("game", list(PLAYERS))
+@pytest.mark.parametrize("game", games())
+def test_hypo_legal_takes_every_option_of_legal(k, store, game):
+    """Issue 38: `hypo legal` had no --all. It shares `legal`'s options and printer, so
+    from the match's own moment both print the same for every option, for the seat to
+    act and for the seats that cannot act (nothing; JSON [])."""
+    svc = MatchService(store)
+    players = every_game.players(game)
+    mid = svc.create(game, players, seed=5, options=short_options(game))
+    svc.deal(mid)
+    hid = k("hypo", "new", mid, "--deal", "1", "--step", str(len(build(mid, svc.records(mid), 1).steps))).strip()
+    printed = {}
+    for player in players:
+        for options in ([], ["--all"], ["--json"], ["--format", "json"], ["--format", "text", "--all"]):
+            printed[player, *options] = k("hypo", "legal", hid, "--as", player, *options)
+            assert printed[player, *options] == k("legal", mid, "--as", player, *options), (player, options)
+    acting = [p for p in players if "cannot act now" not in printed[(p,)]]
+    assert len(acting) == 1
+    assert sorted(printed[(acting[0], "--all")].splitlines()) == sorted(json.loads(printed[(acting[0], "--json")]))
+    idle = next(p for p in players if p not in acting)
+    # a seat that cannot act is told so (the JSON stays the contract's empty list)
+    assert "cannot act now" in printed[(idle,)] and "cannot act now" in printed[(idle, "--all")]
+    assert json.loads(printed[(idle, "--json")]) == []
+
+
+@pytest.mark.parametrize("game", games())
 def test_seeded_rollouts_repeat_and_resampling_keeps_every_seen_card(k, store, game):
     mid = one_deal(store, game, seed=4)
     steps = build(mid, MatchService(store).records(mid), 1).steps
@@ -139,11 +163,11 @@ def test_rollout_bounds_and_refusals_write_nothing(k, store):
     assert [r.bots for r in hy.load(store, hid).rollouts] == ["random", "random"]
 
 
-@pytest.mark.parametrize("game", list(PLAYERS))
+@pytest.mark.parametrize("game", games())
 def test_hypotheticals_never_reach_standings_or_the_match_list(k, store, game):
     svc = MatchService(store)
-    mid, _, _ = play_match(svc, game, NAMES[: PLAYERS[game]], pick_bots(game, ["heuristic"]), random.Random(2),
-                           options=OPTIONS.get(game))
+    mid, _, _ = play_match(svc, game, every_game.players(game), pick_bots(game, ["heuristic"]), random.Random(2),
+                           options=short_options(game))
     assert svc.load(mid).status == "finished"
     standings, matches = k("standings", "--format", "json"), k("match", "list", "--json")
     hid = hy.create(store, mid, 1, 1)
@@ -183,7 +207,7 @@ def fouled_finished_match(store) -> tuple[str, Ruling]:
 def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reaches_standings(k, store):
     from fractions import Fraction
 
-    from kartludo.app.adjust import largest_remainder, recorded_deal_score
+    from kartludo.app.hypotheticals.adjust import largest_remainder, recorded_deal_score
     from kartludo.engine.uxinjo.state import match_points
 
     mid, ruling = fouled_finished_match(store)
@@ -204,6 +228,7 @@ def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reache
     assert awarded != recorded, "no hypothetical played otherwise than the deal"
     other = mid if ruling.deal > 1 else None
     unsettled = hy.create(store, mid, ruling.deal, 1)
+    k("token", "new", "--role", "td", "--label", "td-mia")  # a decider is a TD with a live token
     head = store.head_position()
     # refusals: weights not summing to 1, an unfinished hypothetical, an unknown player, a bad sum
     assert "sum to 0.9" in k("audit", "decide", audit_id, "--by", "td-mia", "--adjust", f"{h1}:0.5,{h2}:0.4",
@@ -249,7 +274,7 @@ def test_an_adjusted_decision_moves_totals_by_the_weighted_difference_and_reache
     assert k("standings", "--format", "json") == text
 
 
-@pytest.mark.parametrize("game", list(PLAYERS))
+@pytest.mark.parametrize("game", games())
 def test_adjusting_scores_changes_standings_by_exactly_the_difference(store, game):
     """The adjustment's fold for every game: the game's totals (its standing scores) move
     by exactly the adjustment (Uxinjo's markers move so that each total does)."""
@@ -319,3 +344,89 @@ def test_verify_refuses_a_hypothetical_whose_citation_is_wrong(k, store):
     assert "hypothetical nosuchv: cites match" in out and "which does not exist" in out
     assert "hypothetical badstep: does not re-fold" in out and "not the cited" in out
     assert f"hypothetical {good.origin_hash}" not in out and "BAD hypothetical" in out
+
+
+# --- rollout jobs (issue 41): their record on the hypothetical's stream ----------------------
+
+def _job_started(store, hid: str, runner: str, n: int = 50) -> str:
+    """A job's start as another server process would record it (its runner named)."""
+    from kartludo.app.hypotheticals import jobs
+    from kartludo.events.hypo import RolloutJobStarted
+
+    job = jobs.new_job_id()
+    version = store.stream_version(hy.hypo_stream(hid))
+    store.append(hy.hypo_stream(hid), [RolloutJobStarted(job=job, n=n, bots="heuristic", hidden="actual", seed=1,
+                                                         at_version=version, runner=runner)], version)
+    return job
+
+
+def test_a_job_whose_server_is_gone_reads_interrupted_with_no_result(k, store, monkeypatch):
+    """The next process to read a job never ended, whose process is gone (killed on this
+    machine: no process has its pid), records it interrupted; a job of a process
+    elsewhere stays running until its heartbeat is older than the lease."""
+    import subprocess
+    import sys
+
+    from kartludo.app.hypotheticals import jobs
+
+    hid = hy.create(store, one_deal(store, "laugavatnsmanni"), 1, 0)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    host, boot, _ = jobs.runner_id().split("/")
+    dead = _job_started(store, hid, f"{host}/{boot}/{gone.pid}")
+    runner = jobs.JobRunner(store)
+    read = runner.get(hid, dead)
+    assert read.status == "interrupted" and read.result is None and str(gone.pid) in read.reason
+    assert jobs.job_json(read)["result"] is None and not hy.load(store, hid).rollouts
+    version = store.stream_version(hy.hypo_stream(hid))
+    assert runner.get(hid, dead).status == "interrupted"
+    assert store.stream_version(hy.hypo_stream(hid)) == version  # recorded once
+    rebooted = _job_started(store, hid, f"{host}/another/{jobs.runner_id().split('/')[2]}")
+    assert runner.get(hid, rebooted).status == "interrupted"  # the machine restarted since it began
+
+    far = _job_started(store, hid, "elsewhere.example/abcd1234/1")
+    assert runner.get(hid, far).status == "running"  # within its lease
+    monkeypatch.setattr(jobs, "LEASE_SECONDS", 0.0)
+    silent = runner.get(hid, far)
+    assert silent.status == "interrupted" and "no word from the server process" in silent.reason
+    assert "hypotheticals cite their origin" in k("verify")  # the job events fold and verify as any
+
+
+def test_a_running_job_beats_and_another_process_reads_its_progress(store, monkeypatch):
+    """A running job appends a heartbeat with its count every few seconds: a process not
+    running it reads the count there, and takes the job for alive."""
+    import threading
+    import time
+
+    from kartludo.app.hypotheticals import jobs
+    from kartludo.events.hypo import RolloutJobProgress
+
+    monkeypatch.setattr(jobs, "HEARTBEAT_SECONDS", 0.05)
+    monkeypatch.setattr(jobs, "CHECK_SECONDS", 0.01)
+    real, go = ro.play_out, threading.Event()
+
+    def play_out(*args, **kwargs):
+        time.sleep(0.002)
+        if not go.is_set():
+            go.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ro, "play_out", play_out)
+    hid = hy.create(store, one_deal(store, "laugavatnsmanni"), 1, 0)
+    runner, other = jobs.JobRunner(store), jobs.JobRunner(store)
+    job = runner.submit(hid, 400, seed=3)
+    go.set()
+    deadline = time.monotonic() + 60
+    while not [r for r in store.read_stream(hy.hypo_stream(hid)) if isinstance(r.event, RolloutJobProgress)]:
+        assert time.monotonic() < deadline, "no heartbeat"
+        time.sleep(0.01)
+    seen = jobs.fold_jobs(hid, store.read_stream(hy.hypo_stream(hid)))[job.id]
+    assert seen.status == "running" and 0 < seen.done <= 400 and seen.seen_at_us > seen.started_at_us
+    assert other.get(hid, job.id).status in ("running", "done")  # its runner is alive: never taken for lost
+    while runner.mine():
+        assert time.monotonic() < deadline, "the job did not end"
+        time.sleep(0.01)
+    done = other.get(hid, job.id)
+    assert done.status == "done" and jobs.result_of(done) is not None
+    assert jobs.job_json(done)["result"] == ro.result_json(ro.rollout(
+        hy.fold(store, hid, store.read_stream(hy.hypo_stream(hid), 1, job.at_version)), 400, seed=3))

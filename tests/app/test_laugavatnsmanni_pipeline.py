@@ -3,8 +3,8 @@ re-folded from the store, equal the live state and all finish."""
 
 from __future__ import annotations
 
-from kartludo.app.matches import MatchService, fold_records, stream_of
-from kartludo.app.simulate import simulate
+from kartludo.app.matches.pipeline import MatchService, fold_records, stream_of
+from kartludo.app.matches.simulate import simulate
 from kartludo.engine.laugavatnsmanni import LAUGAVATNSMANNI
 from kartludo.events.laugavatnsmanni import DealScored, MatchEnded
 

@@ -7,10 +7,11 @@ import random
 import time
 
 import pytest
+from every_game import games
 
 from kartludo.app.errors import AmbiguousMatch, UnknownMatch, UnknownPlayer
-from kartludo.app.matches import MatchService, fold_records, stream_of
-from kartludo.app.simulate import simulate
+from kartludo.app.matches.pipeline import MatchService, fold_records, stream_of
+from kartludo.app.matches.simulate import simulate
 from kartludo.engine.base import BadCommand, IllegalCommand, seeded_deck
 from kartludo.engine.jx import JX_DECK
 from kartludo.events.match import DealStarted, MatchCreated
@@ -128,6 +129,42 @@ def test_a_stale_cache_re_folds_and_re_decides(store):
     assert fold_records(mid, store.read_stream(stream_of(mid))).state == three.load(mid).state
 
 
+def test_a_store_that_lost_the_newest_events_is_followed_not_fought(tmp_path):
+    """After a failover to a standby that had not received a match's newest events, a
+    service that folded them decides on the match as the store now holds it (issue 42):
+    the lost draw is drawn again, rather than refused as done or retried into contention."""
+    import shutil
+
+    from kartludo.store import EventStore
+    from kartludo.store.database import create_engine, upgrade
+
+    primary_url, standby_url = f"sqlite:///{tmp_path}/primary.db", f"sqlite:///{tmp_path}/standby.db"
+    upgrade(create_engine(primary_url))
+    primary = EventStore.open(primary_url)
+    svc = MatchService(primary)
+    mid = new_uxinjo(svc)
+    svc.deal(mid)
+    primary.close()
+    for suffix in ("", "-wal", "-shm"):  # the standby stops receiving here
+        if (tmp_path / f"primary.db{suffix}").exists():
+            shutil.copy(tmp_path / f"primary.db{suffix}", tmp_path / f"standby.db{suffix}")
+    primary = EventStore.open(primary_url)
+    svc.store = primary
+    svc.act(mid, "ann", "draw")  # acknowledged by the primary only, and folded here
+    assert svc.load(mid, refresh=False).version == 3
+    primary.close()
+    standby = EventStore.open(standby_url)  # promoted: the service now writes here
+    svc.store = standby
+    hand = svc.state_json(svc.load(mid, refresh=False), 0)["hands"]["ann"]
+    card = next(c for c in hand if c not in ("PJ", "AJ"))
+    with pytest.raises(IllegalCommand):  # ann's draw is lost: she must draw before she discards
+        svc.act(mid, "ann", "discard", [card])
+    drawn = svc.act(mid, "ann", "draw")
+    assert drawn.first_version == 3 and standby.stream_version(stream_of(mid)) == 3
+    assert fold_records(mid, standby.read_stream(stream_of(mid))).state == svc.load(mid).state
+    standby.close()
+
+
 def test_unknown_and_ambiguous_match_ids(svc):
     ids = {svc.create("uxinjo", ["a", "b", "c"], match_id=i) for i in ("abc111", "abc222")}
     assert svc.resolve("abc1") == "abc111"
@@ -212,7 +249,7 @@ def test_options_that_do_not_fit_the_players_are_refused_at_creation(svc, store)
     assert store.count_events() == 0
 
 
-@pytest.mark.parametrize("game", ["uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"])
+@pytest.mark.parametrize("game", games())
 def test_a_deal_is_not_a_players_verb(game):
     """Deals start with `match deal` (seeded or entered deck), never through `act`."""
     from kartludo.engine.registry import get_game

@@ -15,8 +15,8 @@ from typing import Any
 from engine.laugavatnsmanni_helpers import build_deck as lv_deck
 from engine.uxinjo_helpers import build_deck as ux_deck
 
-from kartludo.app.audit import recheck
-from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.audit.recheck import recheck
+from kartludo.app.matches.pipeline import MatchService, stream_of
 from kartludo.engine.base import StartDeal
 from kartludo.engine.laugavatnsmanni.rules import R_GREAT_UNUSED
 from kartludo.engine.registry import get_game
@@ -141,7 +141,7 @@ def test_recheck_names_exactly_the_outcomes_resting_on_moves_the_rules_now_refus
 
     assert count == 7
     assert sorted(notes) == sorted(
-        [f"match {mid} was recorded under uxinjo-1; today's engine is uxinjo-2"
+        [f"match {mid} was recorded under uxinjo-1; today's engine is uxinjo-3"
          for mid in ("won", "fouled", "nothing", "legal")]
         + [f"match {mid} was recorded under laugavatnsmanni-1; today's engine is laugavatnsmanni-2"
            for mid in ("held", "heldok")])
@@ -178,8 +178,8 @@ def test_recheck_names_exactly_the_outcomes_resting_on_moves_the_rules_now_refus
     assert any(line.startswith("DIFFERS match nothing ")
                and line.endswith("no ruling or settlement has followed it yet") for line in lines)
     assert k("audit", "recheck", "legal") == (
-        "note: match legal was recorded under uxinjo-1; today's engine is uxinjo-2\n"
-        "1 matches rechecked, 0 differences\n")
+        "note: match legal was recorded under uxinjo-1; today's engine is uxinjo-3\n"
+        "1 match rechecked, 0 differences\n")
 
 
 def test_recheck_does_not_list_a_ruling_that_differs_only_in_wording(store):

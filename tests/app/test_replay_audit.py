@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 
+import every_game
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
+from every_game import trick_games
 from scenarios import foul_then_void_win
 
-from kartludo.app.matches import MatchService, fold_records, stream_of
-from kartludo.app.replay import Navigator, build
+from kartludo.app.matches.pipeline import MatchService, fold_records, stream_of
+from kartludo.app.reading.replay import Navigator, build
 from kartludo.cli.main import cli
 from kartludo.engine.base import ALL
 from kartludo.projections import all_projections
@@ -151,6 +153,7 @@ def test_appeal_then_overturn_updates_the_match_and_the_projections(k, store, fo
     assert svc.state_json(svc.load(fouled), None)["markers"]["ann"] == {"bob": 0, "cy": 0}
     standings_before = json.loads(k("standings", "--format", "json"))
     assert "appealed by ann" in k("audit", "appeal", fouled + AUDIT_ID, "--by", "ann", "--reason", "valid hand")
+    k("token", "new", "--role", "td", "--label", "td-mia")  # a decider is a TD with a live token
     k("audit", "decide", fouled + AUDIT_ID, "--by", "td-mia", "--overturn", "--reason", "miscounted")
     state = svc.state_json(svc.load(fouled), None)
     assert state["markers"]["ann"] == {"bob": 2, "cy": 2} and state["penalties"]["ann"] == 0
@@ -189,6 +192,7 @@ def test_audit_bad_input_writes_nothing(k, store, fouled, args, message):
 
 def test_deciding_twice_is_refused(k, store, fouled):
     k("audit", "appeal", fouled + AUDIT_ID, "--by", "ann", "--reason", "r")
+    k("token", "new", "--role", "td", "--label", "td")
     k("audit", "decide", fouled + AUDIT_ID, "--by", "td", "--uphold", "--reason", "stands")
     before = store.head_position()
     assert "already decided (uphold)" in k("audit", "decide", fouled + AUDIT_ID, "--by", "td", "--overturn",
@@ -198,7 +202,7 @@ def test_deciding_twice_is_refused(k, store, fouled):
 
 
 def test_recheck_catches_a_ruling_made_under_another_option(k, store, fouled):
-    assert k("audit", "recheck").endswith("1 matches rechecked, 0 differences\n")
+    assert k("audit", "recheck").endswith("1 match rechecked, 0 differences\n")
     # The same actions recorded under needed_base=4: the deal-2 munt (3 points) would be a foul.
     records = store.read_stream(stream_of(fouled))
     created = records[0].event
@@ -211,17 +215,17 @@ def test_recheck_catches_a_ruling_made_under_another_option(k, store, fouled):
     assert "1 differences" in out or "differences" in out
 
 
-@pytest.mark.parametrize("game, players", [("hakamo", ["ann", "bob", "cy", "dee"]),
-                                           ("laugavatnsmanni", ["ann", "bob", "cy"])])
-def test_turn_keys_move_trick_by_trick_in_trick_games(store, game, players):
+@pytest.mark.parametrize("game", trick_games())
+def test_turn_keys_move_trick_by_trick_in_trick_games(store, game):
     """In a trick game ↓ goes from a trick's first card to the event closing it, and a
     trick (its plays and its end) is one unit; elsewhere a unit is one actor's run."""
     import random
 
-    from kartludo.app.replay import turn_units
-    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.app.matches.simulate import pick_bots, play_match
+    from kartludo.app.reading.replay import turn_units
 
     svc = MatchService(store)
+    players = every_game.players(game)
     mid, _, _ = play_match(svc, game, players, pick_bots(game, ["heuristic"]), random.Random(4), max_deals=1)
     rep = build(mid, svc.records(mid), 1)
     g = rep.game

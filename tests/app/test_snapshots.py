@@ -8,12 +8,13 @@ import random
 
 import pytest
 import sqlalchemy as sa
+from every_game import Erratic, heuristic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kartludo.app import snapshots
-from kartludo.app.matches import MatchService, fold_records, stream_of
-from kartludo.app.simulate import CLUB, pick_bots, play_match
+from kartludo.app.matches import snapshots
+from kartludo.app.matches.pipeline import MatchService, fold_records, stream_of
+from kartludo.app.matches.simulate import CLUB, pick_bots, play_match
 from kartludo.engine.registry import game_names, get_game
 from kartludo.store import EventStore
 from kartludo.store import snapshots as table
@@ -31,9 +32,8 @@ def often(monkeypatch):
 def _play(store: EventStore, game: str, seed: int, deals: int = 4) -> str:
     rng = random.Random(seed)
     players = rng.sample(CLUB, rng.choice(get_game(game).player_counts))
-    bots = "heuristic" if game == "svoi-kozyri" else rng.choice(["random", "heuristic"])
-    match_id, _, _ = play_match(MatchService(store), game, players, pick_bots(game, [bots]), rng,
-                                max_deals=deals, max_commands=600)
+    bot = rng.choice([Erratic(game), heuristic(game)])
+    match_id, _, _ = play_match(MatchService(store), game, players, [bot], rng, max_deals=deals, max_commands=600)
     return match_id
 
 
@@ -113,7 +113,7 @@ def test_a_dropped_table_is_created_and_filled_again(store):
 def test_an_overturn_after_a_snapshot_recomputes_from_the_snapshots_ledger(store):
     """Uxinjo keeps its ledger packed; an overturn of the first foul, decided on a match
     loaded from a snapshot, reads that ledger back and gives the full fold's markers."""
-    from kartludo.app import aggregate
+    from kartludo.engine import match as aggregate
     from kartludo.events.uxinjo import Foul
 
     svc = MatchService(store)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from kartludo.app.matches import MatchService, fold_records, stream_of
-from kartludo.app.simulate import play_match, simulate
+from kartludo.app.matches.pipeline import MatchService, fold_records, stream_of
+from kartludo.app.matches.simulate import play_match, simulate
 from kartludo.engine.svoi_kozyri import SVOI_KOZYRI
 from kartludo.engine.svoi_kozyri.bots import HeuristicBot
 from kartludo.events.match import DealStarted, MatchCreated
@@ -52,8 +52,8 @@ def test_every_table_size_with_options(store):
 def test_a_seat_sees_its_own_twelve_cards_in_its_deal_event(store):
     """The generic path (replay steps, the service's events) hands the game the state
     before the event, so at a three-player table each seat sees its 12 dealt cards."""
-    from kartludo.app.replay import build
-    from kartludo.app.visibility import read_match
+    from kartludo.app.reading.reader import MatchReader
+    from kartludo.app.reading.replay import build
 
     svc = MatchService(store)
     mid = svc.create("svoi-kozyri", ["ann", "bob", "cy"], seed=5)
@@ -61,8 +61,8 @@ def test_a_seat_sees_its_own_twelve_cards_in_its_deal_event(store):
     replay = build(mid, svc.records(mid), 1)
     hands = svc.state_json(svc.load(mid), -1)["hands"]
     for seat, name in enumerate(["ann", "bob", "cy"]):
-        reading = read_match(mid, svc.records(mid), seat)
-        deck = replay.event_json(1, seat, reading)["payload"]["deck"]
+        read = MatchReader(svc).replay(mid, lambda m, seat=seat: seat, deal=1)
+        deck = read.steps([1], seat)[0].event.payload["deck"]
         shown = [c for c in deck if c != "??"]
         assert len(shown) == 12
         passed = replay.steps[1].record.event  # the sixes pass right after the deal

@@ -9,13 +9,13 @@ import random
 
 import msgspec
 
-from kartludo.app import aggregate
-from kartludo.app.audit import recheck
-from kartludo.app.matches import MatchService, stream_of
-from kartludo.app.simulate import pick_bots, play_match
+from kartludo.app.audit.recheck import recheck
+from kartludo.app.audit.trail import list_rulings
+from kartludo.app.matches.pipeline import MatchService, stream_of
+from kartludo.app.matches.simulate import pick_bots, play_match
+from kartludo.engine import match as aggregate
 from kartludo.engine.registry import get_game
 from kartludo.events.base import from_builtins
-from kartludo.projections.queries import list_rulings
 from kartludo.store import EventStore
 from kartludo.store.eventstore import GENESIS, chain_hash
 from kartludo.store.integrity import verify

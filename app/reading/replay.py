@@ -3,23 +3,23 @@
 A step is one stored event with the match's state before and after it. Game-neutral:
 the game brings its renderer and its one-line descriptions; the navigation (next,
 previous, next turn or trick, next ruling or settlement, jump) is the same for all.
+A reader's replay of a stored match, from its nearest snapshot and in the views the
+reader may see, is ``reader.MatchReader.replay``; ``build`` folds a whole stream.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-from kartludo.app import aggregate
-from kartludo.app.aggregate import Match, describe, step
 from kartludo.app.errors import AppError, UnknownMatch
-from kartludo.app.visibility import Reading
+from kartludo.engine import match as aggregate
 from kartludo.engine.base import ALL, Game, Viewer
+from kartludo.engine.match import Match, describe, step
 from kartludo.events.base import Event
 from kartludo.events.match import DealStarted, MatchCreated, Ruling
-from kartludo.store import EventStore, Recorded
+from kartludo.store import Recorded
 
 
 class Step(msgspec.Struct):
@@ -54,15 +54,6 @@ class Replay(msgspec.Struct):
         event = self.steps[k - 1].record.event
         applied = [event.rule] if isinstance(event, Ruling) else []
         return applied + list(getattr(event, "rulings", None) or [])
-
-    def event_json(self, k: int, viewer: Viewer, reading: Reading) -> dict[str, Any]:
-        """Step ``k``'s event in ``viewer``'s view, for the reader of ``reading``, as
-        ``app.presenters`` shows every event."""
-        from kartludo.app.presenters import shown_out
-
-        shown = reading.narrowed(self.steps[k - 1].record, viewer)
-        out: dict[str, Any] = msgspec.to_builtins(shown_out(shown, self.description(k, viewer)))
-        return out
 
 
 def is_ruling_or_settlement(event: Event) -> bool:
@@ -134,62 +125,6 @@ def _steps(game: Game[Any], state: Any, current: int | None, records: list[Recor
             break
         state = after
     return steps
-
-
-def _steps_read(reading: Reading, current: int | None, deal: int) -> list[Step]:
-    """The steps of ``deal`` from a reading that folded them already (each shown event
-    holds the state before it): the deal is not folded a second time."""
-    steps: list[Step] = []
-    shown = reading.shown
-    for i, seen in enumerate(shown):
-        event = seen.record.event
-        if isinstance(event, DealStarted):
-            current = event.deal
-        if current == deal:
-            after = shown[i + 1].before if i + 1 < len(shown) else reading.match.state
-            steps.append(Step(len(steps) + 1, seen.record, seen.before, after))
-        elif current is not None and current > deal:
-            break
-    return steps
-
-
-def read(store: EventStore, match_id: str, deal: int | None, viewer_of: Callable[[Match], Viewer], *,
-         td: bool | None = None) -> tuple[Replay, Reading]:
-    """``build`` and ``visibility.read_match`` for one deal of a stored match, in the
-    view ``viewer_of(match)``, folded from the nearest snapshot before that deal began:
-    a replay of a long match's last deal folds that deal, not the whole match. The same
-    replay and the same events shown as from the stream's start. Reads only."""
-    from kartludo.app import snapshots
-    from kartludo.app.visibility import read_from, read_match
-
-    found = snapshots.starts(store, match_id)
-    if found is not None:
-        first, starts = found
-        last = wanted = None
-        for start, at in starts:
-            if start.version == 1:
-                break
-            records = store.read_stream(at.stream_id, start.version + 1)
-            began = start.game.deal_number(start.state)
-            if last is None:  # the newest snapshot: the deals since it name the last one
-                later = [r.event.deal for r in records if isinstance(r.event, DealStarted)]
-                last = later[-1] if later else began
-                wanted = last if deal is None else deal
-                if not 1 <= wanted <= last:
-                    break  # no such deal: the full read says so
-            assert wanted is not None
-            if began < wanted:
-                created = aggregate.start(match_id, first)
-                reading = read_from(start, records, viewer_of(created), td=td)
-                steps = _steps_read(reading, began or None, wanted) if reading is not None else []
-                if reading is not None and steps:
-                    return Replay(created, wanted, list(range(1, last + 1)), steps), reading
-                break
-    from kartludo.events.streams import match_stream
-
-    records = store.read_stream(match_stream(match_id))
-    rep = build(match_id, records, deal)
-    return rep, read_match(match_id, records, viewer_of(rep.match), td=td)
 
 
 class Navigator:

@@ -25,11 +25,13 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app.aggregate import step
 from kartludo.app.errors import AppError
-from kartludo.app.hypotheticals import Hypothetical, deal_settled, hypo_stream, score_change
-from kartludo.app.matches import check_seed
+from kartludo.app.hypotheticals.hypothetical import Hypothetical, deal_settled, hypo_stream, score_change
+from kartludo.app.matches.setup import check_seed
 from kartludo.engine.base import Bot, Game
+from kartludo.engine.bots import stand_in
+from kartludo.engine.legal import Legal
+from kartludo.engine.match import step
 from kartludo.events.hypo import RolloutRecorded
 from kartludo.events.match import DealStarted
 from kartludo.store import EventStore
@@ -53,6 +55,8 @@ class RolloutResult(msgspec.Struct):
     seed: int | None = None
     hypothetical: str = ""
     at_version: int = 0
+    #: the random bot played for a heuristic bot the game lacks (``engine.bots.stand_in``)
+    note: str | None = None
 
 
 def _codes(value: Any, deck: frozenset[str], out: set[str]) -> None:
@@ -122,8 +126,7 @@ def play_out(game: Game[Any], state: Any, bots: Sequence[Bot[Any]], rng: random.
                 state = evolve(state, event)
             continue
         seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
-        legal = game.legal_commands(state, seat)
-        command = bots[seat].choose(game, state, seat, legal, rng)
+        command = bots[seat].choose(game, state, seat, Legal(game, state, seat), rng)
         for event in check(state, command):
             state = evolve(state, event)
         while True:
@@ -164,7 +167,7 @@ def check_request(n: int, hidden: str, seed: int | None) -> None:
 def rollout(h: Hypothetical, n: int, *, bots: str = "heuristic", seed: int | None = None, hidden: str = "actual",
             progress: Callable[[int], None] | None = None) -> RolloutResult:
     """``n`` rollouts of the hypothetical's deal from its moment (nothing written)."""
-    from kartludo.app.simulate import pick_bots
+    from kartludo.app.matches.simulate import pick_bots
 
     check_request(n, hidden, seed)
     game = h.game
@@ -184,7 +187,7 @@ def rollout(h: Hypothetical, n: int, *, bots: str = "heuristic", seed: int | Non
             progress(1)
     stats, outcomes = summarise(players, results)
     return RolloutResult(n, stats, outcomes, bots=bots, hidden=hidden, seed=seed, hypothetical=h.id,
-                         at_version=h.version)
+                         at_version=h.version, note=stand_in(game, [bots]))
 
 
 def record(store: EventStore, result: RolloutResult, actor: str = "td") -> None:
@@ -204,7 +207,10 @@ def record(store: EventStore, result: RolloutResult, actor: str = "td") -> None:
 
 
 def result_json(result: RolloutResult) -> dict[str, Any]:
-    return {"n": result.n, "players": result.players, "outcomes": result.outcomes, "bots": result.bots,
-            "hidden": result.hidden, "seed": result.seed, "hypothetical": result.hypothetical,
-            "at_version": result.at_version}
+    out = {"n": result.n, "players": result.players, "outcomes": result.outcomes, "bots": result.bots,
+           "hidden": result.hidden, "seed": result.seed, "hypothetical": result.hypothetical,
+           "at_version": result.at_version}
+    if result.note:  # only for a game without a heuristic bot
+        out["note"] = result.note
+    return out
 

@@ -18,14 +18,14 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app import aggregate
-from kartludo.app.aggregate import Match, describe, step
 from kartludo.app.errors import AppError, TooMuchContention, UnknownMatch, UnknownPlayer, check_text
 from kartludo.app.ids import resolve_prefix
-from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.matches.pipeline import MatchService, stream_of
+from kartludo.engine import match as aggregate
 from kartludo.engine.base import ALL, FINISHED, WAITING_DEAL, Command, Game, Viewer
+from kartludo.engine.match import Match, describe, step
 from kartludo.events.base import Event
-from kartludo.events.hypo import HypoStarted, RolloutRecorded
+from kartludo.events.hypo import ROLLOUT_JOB_EVENTS, HypoStarted, RolloutRecorded
 from kartludo.store import ConcurrencyConflict, EventStore, Recorded
 
 HYPO_PREFIX = "hypo-"
@@ -54,7 +54,7 @@ class Moment(msgspec.Struct):
 def origin_moment(store: EventStore, match_id: str, deal: int, k: int) -> Moment:
     """The state after step ``k`` of ``deal`` (step 0: the deal just dealt, before anyone
     acted, which resampling treats as nobody having seen a card)."""
-    from kartludo.app.replay import build
+    from kartludo.app.reading.replay import build
 
     if k < 0:
         raise AppError(f"step {k} is negative: steps count from 0 (before the deal's first action)")
@@ -164,6 +164,8 @@ def fold(store: EventStore, hypo_id: str, records: list[Recorded] | None = None)
         if isinstance(rec.event, RolloutRecorded):
             rollouts.append(rec.event)
             continue
+        if isinstance(rec.event, ROLLOUT_JOB_EVENTS):  # a rollout job's record (``jobs``): no game event
+            continue
         state = step(game, state, rec.event)
         events.append(rec.event)
     match = Match(hypo_id, game, moment.match.created, state, records[-1].version)
@@ -246,11 +248,17 @@ def pending(game: Game[Any], state: Any) -> tuple[list[Event], Any]:
         due.extend(more)
 
 
+def next_state(h: Hypothetical) -> Any:
+    """The state the hypothetical's next command is decided on: its moment, after the
+    events the rules still owe there (``pending``)."""
+    return pending(h.game, h.match.state)[1]
+
+
 def legal(h: Hypothetical, player: str) -> list[Command]:
     seat = h.seat_of(player)
     if h.settled:
         return []
-    return h.game.legal_commands(pending(h.game, h.match.state)[1], seat)
+    return h.game.legal_commands(next_state(h), seat)
 
 
 def summary(h: Hypothetical) -> dict[str, Any]:

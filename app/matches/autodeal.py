@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from kartludo.app.errors import AppError
-from kartludo.app.matches import MatchService, Outcome
+from kartludo.app.matches.pipeline import MatchService, Outcome
 from kartludo.engine.base import IllegalCommand
 from kartludo.events.table import TableSet
 from kartludo.store import EventStore

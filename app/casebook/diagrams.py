@@ -2,7 +2,7 @@
 
 Every hand sits at a compass point (N, E, S, W; seat 0 at North, clockwise), the cards
 on the table in the middle, each card drawn with the web's own pictures
-(``app.cardfaces``). Each card is a ``<g class="card" data-card="R5" data-zone="hand:ann">``
+(``app.casebook.cardfaces``). Each card is a ``<g class="card" data-card="R5" data-zone="hand:ann">``
 with its spoken name as ``<title>``, so a reader (or a test) can list exactly what the
 diagram shows. What is shown is ``view(state, viewer)``: a diagram never holds more
 than its viewer may see; a hand it may not see is drawn as backs.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kartludo.app.cardfaces import HIDDEN, SVG_NS, card_markup, esc
+from kartludo.app.casebook.cardfaces import HIDDEN, SVG_NS, card_markup, esc
 from kartludo.engine.base import ALL, Game, Viewer
 
 #: compass points by number of seats (seat 0 first, clockwise)
@@ -94,9 +94,12 @@ def diagram(game: Game[Any], state: Any, players: Sequence[str], *, viewer: View
     total_h = y_s + h_s + PAD
     parts = [f'<svg xmlns="{SVG_NS}" width="{width}" height="{total_h}" viewBox="0 0 {width} {total_h}" '
              f'role="img" aria-label="{esc(caption or "deal diagram")}" class="deal-diagram">',
-             "<style>text{font-family:system-ui,'DejaVu Sans',Arial,sans-serif;fill:#222}"
-             ".seat{font-size:13px;font-weight:700}.zone{font-size:11px;fill:#555}"
-             ".caption{font-size:14px;font-weight:700}</style>",
+             # the diagram's own labels only: a rule on every text would override each card's fill
+             # (a CSS property beats a presentation attribute) and turn every card's ink grey
+             "<style>.deal-diagram .seat,.deal-diagram .zone,.deal-diagram .caption{"
+             "font-family:system-ui,'DejaVu Sans',Arial,sans-serif;fill:#222}"
+             ".deal-diagram .seat{font-size:13px;font-weight:700}.deal-diagram .zone{font-size:11px;fill:#555}"
+             ".deal-diagram .caption{font-size:14px;font-weight:700}</style>",
              f'<rect width="{width}" height="{total_h}" fill="#f4f7f2"/>',
              f'<rect x="{PAD + CELL_W - 6}" y="{y_mid - 6}" width="{CELL_W}" height="{mid_h + 12}" rx="8" '
              'fill="#dfeadb" stroke="#9ab394"/>']

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from kartludo.app.audit import NAME_LIMIT, AuditRecord, td_labels
+from kartludo.app.audit.rulings import NAME_LIMIT, deal_has_ended, td_labels
 from kartludo.app.errors import AppError, NotAllowed, UnknownPlayer, check_text
 from kartludo.events.hearing import AnnotationAdded
+from kartludo.projections.audit import AuditRecord
 from kartludo.store import ConcurrencyConflict, EventStore
 
 if TYPE_CHECKING:
-    from kartludo.app.replay import Replay
+    from kartludo.app.reading.replay import Replay
 
 HEARING_PREFIX = "hearing-"
 _MOVE_LINE = re.compile(r"^(h[0-9]+\. |deal settled: )")
@@ -44,8 +45,6 @@ class Annotation(msgspec.Struct):
 
 
 def _deal_ended(store: EventStore, record: AuditRecord) -> bool:
-    from kartludo.app.casebook import deal_has_ended
-
     return deal_has_ended(store, record)
 
 
@@ -54,8 +53,7 @@ def annotate(store: EventStore, record: AuditRecord, by: str, position: int, tex
     """``by`` comments on the event at global ``position`` of the ruled deal. ``td``:
     the caller holds a TD token; otherwise ``by`` must be a player of the match or the
     label of a live TD token."""
-    from kartludo.app.matches import MatchService, stream_of
-    from kartludo.app.replay import build
+    from kartludo.app.matches.pipeline import MatchService
 
     check_text("the annotator's name (--by)", by, NAME_LIMIT)
     check_text("the annotation", text, TEXT_LIMIT)
@@ -67,7 +65,7 @@ def annotate(store: EventStore, record: AuditRecord, by: str, position: int, tex
     else:
         raise UnknownPlayer(f"{by!r} does not play in match {record.match} (players: {', '.join(match.players)}) "
                             f"and is no TD (no live TD token is labelled {by!r}): only they may annotate")
-    rep = build(record.match, store.read_stream(stream_of(record.match)), record.deal)
+    rep = _deal(store, record)
     found = next((s for s in rep.steps if s.record.position == position), None)
     if found is None:
         first, last = rep.steps[0].record.position, rep.steps[-1].record.position
@@ -219,10 +217,17 @@ def close_room(store: EventStore, record: AuditRecord, by: str) -> AuditRecord:
 
 
 def ruled_step(store: EventStore, record: AuditRecord) -> int:
-    from kartludo.app.matches import stream_of
-    from kartludo.app.replay import build
+    return _ruled_index(_deal(store, record), record)
 
-    return _ruled_index(build(record.match, store.read_stream(stream_of(record.match)), record.deal), record)
+
+def _deal(store: EventStore, record: AuditRecord) -> Replay:
+    """The ruled deal step by step, as the match reader folds it (from the nearest
+    snapshot before it); every hand (the room opens once the deal has ended)."""
+    from kartludo.app.matches.pipeline import MatchService
+    from kartludo.app.reading.reader import MatchReader
+    from kartludo.engine.base import ALL
+
+    return MatchReader(MatchService(store)).replay(record.match, lambda _: ALL, deal=record.deal).replay
 
 
 def _ruled_index(rep: Replay, record: AuditRecord) -> int:
@@ -231,8 +236,7 @@ def _ruled_index(rep: Replay, record: AuditRecord) -> int:
 
 def move(store: EventStore, record: AuditRecord, by: str, step: int, view: str) -> AuditRecord:
     """The leading TD shows ``step`` in ``view`` ("all" or a player's name)."""
-    from kartludo.app.matches import MatchService, stream_of
-    from kartludo.app.replay import build
+    from kartludo.app.matches.pipeline import MatchService
     from kartludo.events.hearing import HearingMoved
 
     if not room_of(store, record.id).open:
@@ -240,7 +244,7 @@ def move(store: EventStore, record: AuditRecord, by: str, step: int, view: str) 
     players = MatchService(store).load(record.match).players
     if view != ALL_VIEW and view not in players:
         raise UnknownPlayer(f"no view {view!r}: \"all\" or one of {', '.join(players)}")
-    count = len(build(record.match, store.read_stream(stream_of(record.match)), record.deal).steps)
+    count = len(_deal(store, record).steps)
     if not 1 <= step <= count:
         raise AppError(f"deal {record.deal} has steps 1…{count}, not {step}")
     _append_one(store, record.id, HearingMoved(by=by, step=step, view=view), by)
@@ -264,7 +268,7 @@ def _open_room(store: EventStore, record: AuditRecord) -> Room:
 
 def show(store: EventStore, record: AuditRecord, by: str, hypothetical: str) -> AuditRecord:
     """The leader shows a hypothetical of the ruled deal beside it ("": the deal alone)."""
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
     from kartludo.events.hearing import HearingShowed
 
     _open_room(store, record)
@@ -281,7 +285,7 @@ def show(store: EventStore, record: AuditRecord, by: str, hypothetical: str) -> 
 
 def branch(store: EventStore, record: AuditRecord, by: str, label: str = "") -> tuple[AuditRecord, str]:
     """The leader opens a hypothetical from the moment the room shows and shows it."""
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
     room = _open_room(store, record)
     step = max(room.step, 1)
@@ -294,7 +298,7 @@ def branch(store: EventStore, record: AuditRecord, by: str, label: str = "") -> 
 def signature(store: EventStore, room: Room) -> tuple[int, int]:
     """What a follower's frame depends on: the room's version and the shown hypothetical's
     (a move or a rollout in it changes the frame without a room event)."""
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
     return room.version, store.stream_version(hy.hypo_stream(room.hypothetical)) if room.hypothetical else 0
 
@@ -302,19 +306,17 @@ def signature(store: EventStore, room: Room) -> tuple[int, int]:
 def frame(store: EventStore, record: AuditRecord) -> dict[str, Any]:
     """What the room shows now: the moment (step, view, its description and state in
     that view), the ruling's facts and where it was made, the annotations."""
-    from kartludo.app import hypotheticals as hy
-    from kartludo.app.matches import MatchService, stream_of
-    from kartludo.app.replay import build
+    from kartludo.app.hypotheticals import hypothetical as hy
+    from kartludo.app.visibility import state_view
     from kartludo.engine.base import ALL
 
     room = room_of(store, record.id)
-    rep = build(record.match, store.read_stream(stream_of(record.match)), record.deal)
+    rep = _deal(store, record)
     step = min(max(room.step, 1), len(rep.steps))
     m = rep.match
     viewer = ALL if room.view == ALL_VIEW else m.seat_of(room.view)
     s = rep.steps[step - 1]
-    state = MatchService(store).state_json(type(m)(m.id, m.game, m.created, s.state, s.record.version), viewer,
-                                           secrets=False)
+    state = state_view(type(m)(m.id, m.game, m.created, s.state, s.record.version), viewer, secrets=False)
     return {"hearing": record.id, "open": room.open, "version": room.version, "step": step,
             "expires_at": room.expires_at(),
             "of": len(rep.steps), "view": room.view, "players": list(m.players), "game": m.game.name,
@@ -333,7 +335,7 @@ def frame(store: EventStore, record: AuditRecord) -> dict[str, Any]:
 def _shown_hypothetical(store: EventStore, room: Room, viewer: Any) -> dict[str, Any] | None:
     """The hypothetical beside the deal: its state in the room's view, what each seat
     to act may play, its moves described, and its rollouts (for the chart)."""
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
     if not room.hypothetical:
         return None

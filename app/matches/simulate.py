@@ -13,12 +13,14 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app import snapshots
-from kartludo.app.aggregate import Match
 from kartludo.app.errors import AppError
-from kartludo.app.fairness import committed, random_deck
-from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.matches import snapshots
+from kartludo.app.matches.fairness import committed, random_deck
+from kartludo.app.matches.pipeline import MatchService, stream_of
 from kartludo.engine.base import BadCommand, Bot, Command, Game, StartDeal, seeded_deck
+from kartludo.engine.bots import HEURISTIC, bots_of
+from kartludo.engine.legal import Legal
+from kartludo.engine.match import Match
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
 from kartludo.events.match import RANDOM_SHUFFLE, DealStarted
@@ -45,8 +47,10 @@ class Summary(msgspec.Struct):
 
 
 def pick_bots(game_name: str, names: Sequence[str] | None) -> list[Bot[Any]]:
-    available = get_game(game_name).bots()
-    chosen = list(names) if names else ["heuristic"]
+    """The bots ``names`` (default: the heuristic one) of ``bots_of`` the game: a game
+    without a heuristic bot is played by the random one (``stand_in`` says so)."""
+    available = bots_of(get_game(game_name))
+    chosen = list(names) if names else [HEURISTIC]
     out = []
     for name in chosen:
         if name not in available:
@@ -115,7 +119,7 @@ def _bot_move(game: Game[Any], state: Any, seat_bots: Sequence[Bot[Any]], rng: r
     if not seats:
         raise RuntimeError(f"{game.name} match {match_id}: nobody to act in phase {game.phase(state)}")
     seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
-    return seat, seat_bots[seat].choose(game, state, seat, game.legal_commands(state, seat), rng)
+    return seat, seat_bots[seat].choose(game, state, seat, Legal(game, state, seat), rng)
 
 
 #: the most events a batched simulation keeps unwritten (a deal is far shorter)
@@ -137,13 +141,16 @@ def _deal_events(match: Match) -> list[Event]:
 def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]], rng: random.Random,
                   max_deals: int, max_commands: int) -> tuple[int, int]:
     """``play_match``'s loop on the service's folded match, each event folded once,
-    written a deal at a time. Another writer moving the match meanwhile makes the
-    write a conflict: the unwritten commands are dropped and play goes on from the
-    stored match. Returns (deals, events written)."""
-    match = service.load(match_id)
+    written a deal at a time (and then handed to the match's log as folded: ``absorb``).
+    Another writer moving the match meanwhile makes the write a conflict: the unwritten
+    commands are dropped and play goes on from the stored match. Returns (deals, events
+    written)."""
+    log = service.log(match_id)
+    match = log.match
     game, players, store, stream = match.game, match.players, service.store, stream_of(match_id)
     written = match.copy()
     pending: list[tuple[list[Event], str, str | None]] = []
+    befores: list[Any] = []  # the state before each pending event
     unwritten = [0, 0]  # events, deals
     deals = events = 0
 
@@ -152,6 +159,7 @@ def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]
         version = match.version
         for event in decided:
             version += 1
+            befores.append(match.state)
             match.apply(event, version)
         unwritten[0] += len(decided)
 
@@ -160,6 +168,7 @@ def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]
         match.state, match.version, match.closed, match.disputes = (
             written.state, written.version, written.closed, written.disputes)
         pending.clear()
+        befores.clear()
         unwritten[:] = [0, 0]
 
     def flush() -> bool:
@@ -169,7 +178,7 @@ def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]
             return True
         stored = True
         try:
-            store.append_commands(stream, pending, written.version)
+            appended = store.append_commands(stream, pending, written.version)
         except ConcurrencyConflict:
             fold_back()
             service.load(match_id)  # catch up with the other writer
@@ -178,10 +187,12 @@ def _play_batched(service: MatchService, match_id: str, seat_bots: list[Bot[Any]
             fold_back()
             raise
         else:
+            log.absorb([rec for a in appended for rec in a.records], befores)
             events += unwritten[0]
             deals += unwritten[1]
             snapshots.after_commit(store, match)
         pending.clear()
+        befores.clear()
         unwritten[:] = [0, 0]
         written = match.copy()
         return stored

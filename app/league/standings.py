@@ -1,5 +1,5 @@
 """League standings, with openskill ratings, ranked from the results projection's rows
-(``projections.queries.standings`` reads them).
+(``projections.queries.final_results`` reads them).
 
 Per game (or across games): matches, wins, places, the game's own totals (Uxinjo
 MP, Hakamo and Laugavatnsmanni points, Svoi Kozyri losses), placement match points
@@ -14,6 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+
+from kartludo.projections.queries import final_results
+from kartludo.store import EventStore
 
 PROVISIONAL_BELOW = 5
 SORTS = ("rating", "matches", "wins", "score", "placement", "player")
@@ -32,6 +35,15 @@ class Standing(msgspec.Struct):
     mu: float = 0.0
     sigma: float = 0.0
     provisional: bool = True
+
+
+def standings(store: EventStore, game: str | None = None, sort: str = "rating", *,
+              refreshed: bool = False) -> list[Standing]:
+    """League standings (of ``game``, or across games) from the finished matches' results."""
+    if sort not in SORTS:
+        raise ValueError(f"unknown sort {sort!r} (sorts: {', '.join(SORTS)})")
+    rows = final_results(store, game, refreshed=refreshed)
+    return rank_players(rows, single_game=game is not None, sort=sort)
 
 
 def rank_players(rows: list[Any], *, single_game: bool, sort: str = "rating") -> list[Standing]:

@@ -49,8 +49,9 @@ def anchor_of(label: str) -> str:
 def pages_dir() -> Path:
     """Where the pages are: beside the web package in an installed wheel (package
     data), else in the source checkout's ``docs/rules``. Found beside this package,
-    not by importing the web layer (which sits above ``app/``)."""
-    web = Path(__file__).resolve().parent.parent / "web"
+    not by importing the web layer (which sits above ``app/``): this module is
+    ``app/casebook/rulebook.py``, two folders below the package root."""
+    web = Path(__file__).resolve().parents[2] / "web"
     shipped = web / "rules"
     return shipped if shipped.is_dir() else web.parent / "docs" / "rules"
 

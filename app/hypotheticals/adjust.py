@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from kartludo.app.errors import AppError, UnknownPlayer
-from kartludo.app.matches import stream_of
+from kartludo.app.matches.pipeline import stream_of
 from kartludo.engine.base import Game
 from kartludo.store import EventStore
 
@@ -81,8 +81,8 @@ def largest_remainder(exact: dict[str, Fraction], players: Sequence[str]) -> dic
 
 def recorded_deal_score(store: EventStore, match_id: str, deal: int) -> dict[str, int]:
     """The ruled deal's score as played (totals at its settlement minus at its start)."""
-    from kartludo.app.hypotheticals import deal_settled, score_change
-    from kartludo.app.replay import build
+    from kartludo.app.hypotheticals.hypothetical import deal_settled, score_change
+    from kartludo.app.reading.replay import build
 
     replay = build(match_id, store.read_stream(stream_of(match_id)), deal)
     game, players = replay.game, replay.match.players
@@ -95,7 +95,7 @@ def recorded_deal_score(store: EventStore, match_id: str, deal: int) -> dict[str
 def compute(store: EventStore, match_id: str, deal: int, game: Game[Any], players: Sequence[str], *,
             weights: str | None = None, scores: str | None = None) -> Adjustment:
     """The adjustment of ``deal`` by hypothetical weights or by scores set directly."""
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
     if (weights is None) == (scores is None):
         raise AppError("adjust with either --adjust H1:W1,… or --adjust-scores PLAYER=SCORE,…")
@@ -127,7 +127,7 @@ def compute(store: EventStore, match_id: str, deal: int, game: Game[Any], player
             used[h.id] = float(weight)
             for p in players:
                 exact[p] += weight * result[p]
-    if getattr(game, "zero_sum_scores", False) and sum(exact.values()) != 0:
+    if game.zero_sum_scores and sum(exact.values()) != 0:
         raise AppError(f"{game.title}'s deal scores always sum to 0 (they move markers between pairs): "
                        f"these sum to {float(sum(exact.values())):+g}")
     awarded = largest_remainder(exact, list(players))

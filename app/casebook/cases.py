@@ -20,8 +20,9 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app.audit import AuditRecord, RulingContext, fact_words, ruling_context, seat_label
+from kartludo.app.audit.rulings import RulingContext, deal_has_ended, fact_words, ruling_context, seat_label
 from kartludo.app.errors import AppError
+from kartludo.projections.audit import AuditRecord
 from kartludo.store import EventStore
 
 FORMATS = ("html", "md")
@@ -51,20 +52,12 @@ def file_name(audit_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "-", audit_id.replace("/", "__"))
 
 
-def deal_has_ended(store: EventStore, record: AuditRecord) -> bool:
-    from kartludo.app.matches import MatchService
-    from kartludo.app.visibility import deal_over
-
-    match = MatchService(store).load(record.match)
-    return match.game.deal_number(match.state) > record.deal or deal_over(match)
-
-
 def build_case(store: EventStore, record: AuditRecord) -> Case:
-    from kartludo.app import rulebook
-    from kartludo.app.diagrams import diagram
-    from kartludo.app.hypotheticals import fold, rollout_json
-    from kartludo.app.matches import stream_of
-    from kartludo.app.replay import build
+    from kartludo.app.casebook import rulebook
+    from kartludo.app.casebook.diagrams import diagram
+    from kartludo.app.hypotheticals.hypothetical import fold, rollout_json
+    from kartludo.app.matches.pipeline import stream_of
+    from kartludo.app.reading.replay import build
 
     ctx = ruling_context(store, record)
     rep = build(record.match, store.read_stream(stream_of(record.match)), record.deal)
@@ -83,7 +76,7 @@ def build_case(store: EventStore, record: AuditRecord) -> Case:
     for h in ctx.hypotheticals:
         full = fold(store, h["hypothetical"])
         hypos.append({**h, "rollouts_all": [rollout_json(r) for r in full.rollouts]})
-    from kartludo.app.hearing import annotations_of
+    from kartludo.app.audit.hearing import annotations_of
 
     return Case(record, ctx, k, len(rep.steps), svg, page, anchor, hypos,
                 [msgspec.to_builtins(a) for a in annotations_of(store, record.id)])
@@ -230,7 +223,7 @@ def case_md(case: Case) -> str:
 
 
 def _rules_html(page: str) -> str:
-    from kartludo.app import rulebook
+    from kartludo.app.casebook import rulebook
 
     html = rulebook.render(page)
     html = re.sub(r'href="/ui/rules/([a-z][a-z-]*)(#[^"]*)?"', lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"',
@@ -241,11 +234,11 @@ def _rules_html(page: str) -> str:
 
 def write(store: EventStore, out: Path, fmt: str = "html", *, rulings: list[AuditRecord],
           game: str | None = None) -> tuple[list[Path], list[Skipped]]:
-    """Write the casebook of ``rulings`` (``projections.queries.list_rulings``) into
+    """Write the casebook of ``rulings`` (``app.audit.trail.list_rulings``) into
     ``out``: ``index.EXT``, ``cases/…`` (one page per ruling; Markdown pages get their
     diagram as an ``.svg`` beside them), ``rules/…`` (the rules pages the cases link
     to). Returns the case pages written and the rulings left out."""
-    from kartludo.app import rulebook
+    from kartludo.app.casebook import rulebook
 
     if fmt not in FORMATS:
         raise AppError(f"unknown casebook format {fmt!r} (choose {' or '.join(FORMATS)})")

@@ -20,9 +20,10 @@ from typing import Any
 
 import msgspec
 
-from kartludo.app import aggregate
-from kartludo.app.aggregate import Dispute, Match
+from kartludo.app.matches.log import MatchLog
+from kartludo.engine import match as aggregate
 from kartludo.engine.base import Game
+from kartludo.engine.match import Dispute, Match
 from kartludo.engine.registry import get_game
 from kartludo.events.match import MatchCreated
 from kartludo.events.streams import MATCH_PREFIX
@@ -89,13 +90,21 @@ def _save(store: EventStore, match: Match, event_hash: bytes) -> None:
 def load(store: EventStore, match_id: str) -> Match | None:
     """The match folded to its newest event, from its nearest usable snapshot (None:
     no such stream). Writes a snapshot when it folded ``EVERY`` events past one."""
+    log = load_log(store, match_id)
+    return None if log is None else log.match
+
+
+def load_log(store: EventStore, match_id: str) -> MatchLog | None:
+    """``load``, as a log (``MatchService`` keeps one per match): folded from the nearest
+    usable snapshot, or from the stream's start."""
     stream = stream_of(match_id)
     head = store.read_stream(stream, 1, 1)
     if not head:
         return None
     created = head[0].event
     if not isinstance(created, MatchCreated):
-        return aggregate.fold(match_id, head)  # raises the pipeline's error
+        aggregate.fold(match_id, head)  # raises the pipeline's error
+        return None
     game = get_game(created.game)
     snap = table.nearest(store, stream, code_of(game, created))
     if snap is not None:
@@ -103,26 +112,32 @@ def load(store: EventStore, match_id: str) -> Match | None:
         if records and records[0].version == snap.version and records[0].hash == snap.event_hash:
             state, closed, disputes = decode(game, created, snap.state)
             _remember(stream, snap.version)
-            return _fold(store, Match(match_id, game, created, state, snap.version, closed, disputes), records[1:])
+            log = MatchLog(Match(match_id, game, created, state, snap.version, closed, disputes), records[0])
+            _fold(store, log, records[1:])
+            return log
     records = store.read_stream(stream)
-    match = aggregate.start(match_id, records[0])
-    return _fold(store, match, records[1:])
+    log = MatchLog(aggregate.start(match_id, records[0]), records[0], created=True)
+    _fold(store, log, records[1:])
+    return log
 
 
-def _fold(store: EventStore, match: Match, records: list[Recorded]) -> Match:
-    """Fold ``records`` into ``match``; snapshot the last deal boundary passed, if it is
+def _fold(store: EventStore, log: MatchLog, records: list[Recorded]) -> None:
+    """Fold ``records`` into ``log``; snapshot the last deal boundary passed, if it is
     ``EVERY`` events past the newest snapshot."""
+    match = log.match
     can_deal = match.game.can_deal
     since = _latest.get(stream_of(match.id), 0)
     boundary: tuple[Match, bytes] | None = None
-    for rec in records:
-        match.apply(rec.event, rec.version)
+
+    def each(rec: Recorded) -> None:
+        nonlocal since, boundary
         if rec.version - since >= EVERY and can_deal(match.state):
             boundary = (match.copy(), rec.hash)
             since = rec.version
+
+    log.fold(records, each)
     if boundary is not None:
         _save(store, *boundary)
-    return match
 
 
 def after_commit(store: EventStore, match: Match) -> None:
@@ -177,8 +192,7 @@ def check(store: EventStore) -> tuple[int, list[Problem]]:
     event is named too; a row of another code (rules or state layout since changed) is
     stale, not wrong, and left alone: no load uses it."""
     try:
-        rows = store.select("SELECT stream_id, code, version, event_hash, state FROM snapshots "
-                            "ORDER BY stream_id, version")
+        rows = table.all_rows(store)
     except Exception:  # noqa: BLE001 - no table (it may be dropped at any time): nothing to check
         return 0, []
     by_stream: dict[str, list[Any]] = {}

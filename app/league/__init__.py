@@ -1,0 +1,1 @@
+"""Beyond one match: time-limited series and the league's standings."""

@@ -11,11 +11,11 @@ from kartludo.cli.listing import AUDIT_STATUSES
 from kartludo.cli.output import DOCUMENT, emit, output_options
 
 if TYPE_CHECKING:
-    from kartludo.app.audit import AuditRecord
+    from kartludo.projections.audit import AuditRecord
 
 
 def _record_lines(r: AuditRecord) -> list[str]:
-    from kartludo.app.audit import fact_words, seat_label
+    from kartludo.app.audit.rulings import fact_words, seat_label
 
     lines = [
         f"ruling {r.id}  ({r.status})",
@@ -75,7 +75,7 @@ def list_cmd(env: Env, match_id: str | None, player: str | None, game: str | Non
     filters = ", ".join(f"--{k} {v}" for k, v in [("match", match_id), ("player", player), ("game", game),
                                                   ("status", status)] if v)
     emit(fmt, ["id", "status", "game", "deal", "player", "judged", "rule"], audit_rows(records),
-         json_data=records, empty="no rulings found" + (f" (filters: {filters})" if filters else ""))
+         below=["rule"], json_data=records, empty="no rulings found" + (f" (filters: {filters})" if filters else ""))
 
 
 @audit.command("show")
@@ -91,9 +91,9 @@ def show(env: Env, ruling: str, fmt: str) -> None:
     Example:
         kartludo audit show 3f9c/uxinjo-d2-Su
     """
-    from kartludo.app.audit import ruling_context
-    from kartludo.app.hearing import annotations_of
-    from kartludo.projections.queries import resolve_entry
+    from kartludo.app.audit.hearing import annotations_of
+    from kartludo.app.audit.rulings import ruling_context
+    from kartludo.app.audit.trail import resolve_entry
 
     def read(store: Any, done: bool) -> tuple[Any, Any]:
         found = ruling_context(store, resolve_entry(store, ruling, refreshed=done))
@@ -158,14 +158,15 @@ def show(env: Env, ruling: str, fmt: str) -> None:
 def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
     """Appeal RULING; a TD then decides it. Only a player of its match may appeal,
     or a TD, named by the label of a live TD token (`kartludo token new --role td
-    --label NAME`).
+    --label NAME`). Each person appeals once, until the ruling is decided; another's
+    earlier appeal blocks no one's: every appeal is recorded, one decision answers all.
 
     \b
     Example:
         kartludo audit appeal 3f9c/uxinjo-d2-Su --by bob --reason "I had two trios"
     """
-    from kartludo.app.audit import appeal as run
-    from kartludo.projections.queries import resolve_ruling
+    from kartludo.app.audit.rulings import appeal as run
+    from kartludo.app.audit.trail import resolve_ruling
 
     record = resolve_ruling(env.store, ruling)
     run(env.store, record, by, reason)
@@ -175,7 +176,8 @@ def appeal(env: Env, ruling: str, by: str, reason: str) -> None:
 @audit.command()
 @click.argument("ruling")
 @click.option("--by", required=True,
-              help="The tournament director deciding: neither a player of the match nor the appellant.")
+              help="The tournament director deciding, by the label of a live TD token (`kartludo token new "
+                   "--role td --label NAME`): neither a player of the match nor an appellant.")
 @click.option("--uphold", is_flag=True, help="The ruling stands.")
 @click.option("--overturn", is_flag=True, help="Undo the ruling's effects from here on.")
 @click.option("--adjust", metavar="H1:W1,H2:W2", help="Adjust the ruled deal's score to the weighted mean of "
@@ -190,7 +192,9 @@ def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, adjust:
     (appends a decision event; an overturn restores the penalty count and every
     voided transfer in the match and in every projection; an adjustment replaces
     the ruled deal's score there, the score as played staying on record). The TD
-    deciding may not play in the match nor have made the appeal.
+    deciding is named by the label of a live TD token (a name that is no TD is
+    refused, nothing written) and may not play in the match nor have made any of
+    its appeals.
 
     \b
     Example:
@@ -198,8 +202,8 @@ def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, adjust:
         kartludo audit decide 3f9c/uxinjo-d2-Su --by td-mia --adjust 5e1d:0.6,77ab:0.4 --reason "12C1(c)"
         kartludo audit decide 3f9c/uxinjo-d2-Su --by td-mia --adjust-scores ann=+2,bob=-1,cy=-1 --reason "…"
     """
-    from kartludo.app.audit import decide as run
-    from kartludo.projections.queries import resolve_ruling
+    from kartludo.app.audit.rulings import decide as run
+    from kartludo.app.audit.trail import resolve_ruling
 
     chosen = [name for name, given in [("--uphold", uphold), ("--overturn", overturn), ("--adjust", adjust),
                                        ("--adjust-scores", adjust_scores)] if given]
@@ -210,7 +214,7 @@ def decide(env: Env, ruling: str, by: str, uphold: bool, overturn: bool, adjust:
         raise click.UsageError("choose --uphold or --overturn (or --adjust / --adjust-scores)")
     decision = "uphold" if uphold else "overturn" if overturn else "adjust"
     record = resolve_ruling(env.store, ruling)
-    run(env.store, record, by, decision, reason, adjust=adjust, adjust_scores=adjust_scores)
+    run(env.store, record, by, decision, reason, adjust=adjust, adjust_scores=adjust_scores, named=True)
     record = resolve_ruling(env.store, record.id)
     click.echo(f"ruling {record.id}: {record.status} by {by}")
 
@@ -228,7 +232,7 @@ def recheck(env: Env, match_id: str | None, fmt: str) -> None:
     Example:
         kartludo audit recheck
     """
-    from kartludo.app.audit import recheck as run
+    from kartludo.app.audit.recheck import recheck as run
 
     count, diffs, notes = run(env.store, match_id)
     if fmt == "json":
@@ -238,7 +242,8 @@ def recheck(env: Env, match_id: str | None, fmt: str) -> None:
             click.echo(f"note: {note}")
         for d in diffs:
             click.echo(f"DIFFERS {d}")
-        click.echo(f"{count} matches rechecked, {len(diffs)} differences")
+        click.echo(f"{count} match{'es' if count != 1 else ''} rechecked, "
+                   f"{len(diffs)} difference{'s' if len(diffs) != 1 else ''}")
     if diffs:
         raise click.exceptions.Exit(1)
 

@@ -1,5 +1,5 @@
 """``kartludo audit casebook`` and ``audit annotate``: the published cases and the
-hearing's comments (thin: the logic is in ``app.casebook`` and ``app.hearing``)."""
+hearing's comments (thin: the logic is in ``app.casebook`` and ``app.audit.hearing``)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ def casebook(env: Env, game: str | None, match_id: str | None, fmt: str, out: st
         kartludo audit casebook -o casebook
         kartludo audit casebook --game uxinjo --format md -o cases-md
     """
-    from kartludo.app.casebook import write
-    from kartludo.projections.queries import list_rulings
+    from kartludo.app.audit.trail import list_rulings
+    from kartludo.app.casebook.cases import write
 
     written, skipped = write(env.store, Path(out), fmt, rulings=list_rulings(env.store, match_id), game=game)
     for s in skipped:
@@ -55,8 +55,8 @@ def annotate(env: Env, ruling: str, by: str, position: int, text: str) -> None:
     Example:
         kartludo audit annotate 3f9c/uxinjo-d2-Su --by td-mia --event 41 --text "the split was legal here"
     """
-    from kartludo.app.hearing import annotate as run
-    from kartludo.projections.queries import resolve_ruling
+    from kartludo.app.audit.hearing import annotate as run
+    from kartludo.app.audit.trail import resolve_ruling
 
     a = run(env.store, resolve_ruling(env.store, ruling), by, position, text)
     click.echo(f"annotated event #{a.position} (step {a.step}) by {a.by}")

@@ -174,6 +174,9 @@ def known_errors() -> tuple[type[BaseException], ...]:
 def as_click_error(exc: BaseException) -> CommandError | None:
     if isinstance(exc, known_errors()):
         return CommandError(str(exc))
+    failed = _database_failure(exc)
+    if failed is not None:  # a driver's error from outside the store's own calls (the read models, snapshots)
+        return CommandError(str(failed))
     if isinstance(exc, OSError) and exc.filename is not None:
         # a file named on the command line that the system refuses (no such folder, a name too long, …)
         return CommandError(f"cannot use the file {exc.filename}: {exc.strerror or exc}")
@@ -184,3 +187,18 @@ def echo_json(data: Any) -> None:
     import msgspec
 
     sys.stdout.write(msgspec.json.format(msgspec.json.encode(data), indent=2).decode() + "\n")
+
+
+def _database_failure(exc: BaseException) -> Exception | None:
+    """The store error a driver's error means (a database down, a full disk, a damaged
+    file: ``store.database.as_store_error``), for the command's database; None if none."""
+    from kartludo.store.database import as_store_error, normalise_url
+
+    ctx = click.get_current_context(silent=True)
+    env = ctx.find_object(Env) if ctx is not None else None
+    if env is None:
+        return None
+    try:
+        return as_store_error(exc, normalise_url(env.db_url))
+    except Exception:  # noqa: BLE001 - a URL that does not parse: nothing to add
+        return None

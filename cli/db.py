@@ -99,15 +99,12 @@ def status(env: Env, fmt: str) -> None:
 
 def _contents(env: Env) -> dict[str, Any]:
     """Counts read straight from the log (and the projections' checkpoints)."""
-    import sqlalchemy as sa
-
     from kartludo.projections import all_projections
     from kartludo.projections.runner import status as projection_status
     from kartludo.store.transfer import format_us
 
     store = env.store
-    with store.engine.connect() as conn:
-        events, newest_us = conn.execute(sa.text("SELECT count(*), max(recorded_at_us) FROM events")).one()
+    events, newest_us = store.count_events(), store.newest_recorded_at()
     kinds: dict[str, int] = {}
     for stream in store.streams():
         kind = stream.split("-", 1)[0] if "-" in stream else stream

@@ -46,9 +46,10 @@ def demo(env: Env, matches: int, seed: int, fresh: bool) -> None:
         kartludo demo
         kartludo --db sqlite:///tour.db demo --matches 3
     """
-    from kartludo.app.matches import MatchService
-    from kartludo.app.simulate import simulate
-    from kartludo.engine.registry import game_names
+    from kartludo.app.matches.pipeline import MatchService
+    from kartludo.app.matches.simulate import simulate
+    from kartludo.engine.bots import HEURISTIC, stand_in
+    from kartludo.engine.registry import game_names, get_game
 
     if fresh:
         _start_over(env)
@@ -64,6 +65,10 @@ def demo(env: Env, matches: int, seed: int, fresh: bool) -> None:
     click.echo(f"database: {env.store.url}")
     summary = simulate(service, games, matches, seed=seed)
     click.echo(f"simulated {summary.line()}")
+    for name in games:
+        note = stand_in(get_game(name), [HEURISTIC])
+        if note:
+            click.echo(f"  note: {note}")
     ruled = _club_night(env, service, seed)
     _standings(env, games)
     _audit(env, ruled)
@@ -96,11 +101,11 @@ def _club_night(env: Env, service: Any, seed: int) -> str:
     """One Uxinjo match: the first player draws and declares munt on a hand that
     forms no two combinations (a foul), appeals the ruling, and a TD upholds it; the
     bots then play the match out. Returns the ruling's audit id."""
-    from kartludo.app.audit import appeal, decide
-    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.app.audit.rulings import appeal, decide
+    from kartludo.app.audit.trail import list_rulings, resolve_ruling
+    from kartludo.app.matches.simulate import pick_bots, play_match
     from kartludo.cli.matches import describe_outcome
     from kartludo.engine.base import PUBLIC
-    from kartludo.projections.queries import list_rulings, resolve_ruling
 
     rng = random.Random(f"{seed}:club-night")
     match_id = service.create("uxinjo", CLUB_NIGHT, seed=rng.getrandbits(32), actor="demo")
@@ -133,11 +138,10 @@ def _club_night(env: Env, service: Any, seed: int) -> str:
 
 
 def _standings(env: Env, games: list[str]) -> None:
-    from kartludo.app.standings import PROVISIONAL_BELOW
-    from kartludo.app.standings_table import standing_rows, table_cells
-    from kartludo.cli.output import render_table
+    from kartludo.app.league.standings import PROVISIONAL_BELOW, standings
+    from kartludo.app.league.standings_table import standing_rows, table_cells
+    from kartludo.cli.output import render_table, table_width
     from kartludo.engine.registry import get_game
-    from kartludo.projections.queries import standings
 
     general: list[str] = []
     for game in games:
@@ -146,7 +150,7 @@ def _standings(env: Env, games: list[str]) -> None:
         click.echo("")
         click.echo(f"standings · {get_game(game).title}")
         shown = [table_cells(r) for r in rows]
-        for line in render_table(columns, ([r[c] for c in columns] for r in shown)):
+        for line in render_table(columns, [[r[c] for c in columns] for r in shown], width=table_width() - 2):
             click.echo(f"  {line}")
         click.echo(f"  {notes[1]}")  # what this game's total counts, and which way is better
         general = [notes[0], *notes[2:]]
@@ -156,7 +160,7 @@ def _standings(env: Env, games: list[str]) -> None:
 
 
 def _audit(env: Env, ruling_id: str) -> None:
-    from kartludo.projections.queries import resolve_entry
+    from kartludo.app.audit.trail import resolve_entry
 
     record = resolve_entry(env.store, ruling_id)
     click.echo("")
@@ -167,7 +171,7 @@ def _audit(env: Env, ruling_id: str) -> None:
 
 
 def _replay(service: Any, match_id: str) -> None:
-    from kartludo.app.replay import Navigator, build
+    from kartludo.app.reading.replay import Navigator, build
     from kartludo.engine.base import ALL
 
     replay = build(match_id, service.records(match_id), 1)

@@ -10,7 +10,7 @@ import click
 
 def write_diagram(rep: Any, k: int, viewer: Any, fmt: str, out: str) -> None:
     """Step ``k`` of replay ``rep`` as ``viewer`` sees it, as SVG or PNG in ``out``."""
-    from kartludo.app.diagrams import diagram, to_png
+    from kartludo.app.casebook.diagrams import diagram, to_png
 
     m = rep.match
     caption = f"{m.game.title} · match {m.id} · deal {rep.deal} · step {k}/{len(rep.steps)}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from kartludo.cli.context import Env, echo_json, pass_env
+from kartludo.cli.matches import echo_legal, legal_options
 
 
 @click.group()
@@ -37,7 +38,7 @@ def new(env: Env, match_id: str, deal: int, k: int, label: str, by: str) -> None
     Example:
         h=$(kartludo hypo new 3f9c --deal 2 --step 14)
     """
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
     click.echo(hy.create(env.store, match_id, deal, k, label=label, by=by))
 
@@ -57,7 +58,7 @@ def act(env: Env, hypo_id: str, player: str, verb: str, args: tuple[str, ...]) -
     Example:
         kartludo hypo act 5e1d --as ann discard R5
     """
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
     played = hy.act(env.store, hypo_id, player, verb, args)
     h = hy.load(env.store, played.hypothetical)
@@ -70,24 +71,22 @@ def act(env: Env, hypo_id: str, player: str, verb: str, args: tuple[str, ...]) -
 
 @hypo.command("legal")
 @click.argument("hypo_id", metavar="H")
-@click.option("--as", "player", required=True, help="The player whose commands to list.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@legal_options
 @pass_env
-def legal(env: Env, hypo_id: str, player: str, as_json: bool) -> None:
-    """List the commands PLAYER may give now in hypothetical H.
+def legal(env: Env, hypo_id: str, player: str, every: bool, fmt: str) -> None:
+    """List what PLAYER may do now in hypothetical H, as `kartludo legal` does for a
+    match (the same options and output).
 
     \b
     Example:
         kartludo hypo legal 5e1d --as bob
+        kartludo hypo legal 5e1d --as bob --all
     """
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
-    commands = [c.text() for c in hy.legal(hy.load(env.store, hypo_id), player)]
-    if as_json:
-        echo_json(commands)
-    else:
-        for text in commands:
-            click.echo(text)
+    h = hy.load(env.store, hypo_id)
+    commands = hy.legal(h, player)
+    echo_legal(h.game, hy.next_state(h), h.seat_of(player), commands, every=every, fmt=fmt)
 
 
 @hypo.command("state")
@@ -103,7 +102,7 @@ def state(env: Env, hypo_id: str, player: str | None, all_hands: bool, as_json: 
     Example:
         kartludo hypo state 5e1d --as ann --json
     """
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
     from kartludo.engine.base import ALL
 
     if player and all_hands:
@@ -130,7 +129,7 @@ def replay(env: Env, hypo_id: str, player: str | None) -> None:
     Example:
         kartludo hypo replay 5e1d
     """
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
     from kartludo.engine.base import ALL
 
     h = hy.load(env.store, hypo_id)
@@ -149,7 +148,7 @@ def list_(env: Env, match_id: str | None, as_json: bool) -> None:
     Example:
         kartludo hypo list 3f9c
     """
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
     rows = hy.list_hypotheticals(env.store, match_id)
     if as_json:
@@ -187,9 +186,8 @@ def rollout(env: Env, hypo_id: str, n: int, bots: str, seed: int | None, hidden:
     """
     import sys
 
-    from kartludo.app import hypotheticals as hy
-    from kartludo.app import rollouts as ro
-
+    from kartludo.app.hypotheticals import hypothetical as hy
+    from kartludo.app.hypotheticals import rollouts as ro
     ro.check_request(n, hidden, seed)
     h = hy.load(env.store, hypo_id)
     if sys.stderr.isatty():  # the bar on stderr: stdout stays the result alone (`--format json > f`)
@@ -204,8 +202,10 @@ def rollout(env: Env, hypo_id: str, n: int, bots: str, seed: int | None, hidden:
         result = ro.rollout(h, n, bots=bots, seed=seed, hidden=hidden)
     ro.record(env.store, result)
     if fmt == "json":
-        echo_json(ro.result_json(result))
+        echo_json(ro.result_json(result))  # a stand-in bot's note in the document
         return
+    if result.note:
+        click.echo(f"note: {result.note}", err=True)
     click.echo(f"{n} rollouts of hypothetical {h.id} ({bots} bots, hidden cards {hidden}"
                + (f", seed {seed}" if seed is not None else "") + ")")
     click.echo(f"{'player':<12} {'mean':>8} {'p10':>5} {'p50':>5} {'p90':>5}")

@@ -11,8 +11,8 @@ def resolve_stream(store: Any, text: str) -> str:
     """A stream id from itself, or from a unique prefix of a match's or a series' id
     (with or without ``match-`` / ``series-``)."""
     from kartludo.app.errors import AmbiguousMatch, UnknownMatch
-    from kartludo.app.matches import MatchService
-    from kartludo.app.series import resolve_series
+    from kartludo.app.league.series import resolve_series
+    from kartludo.app.matches.pipeline import MatchService
     from kartludo.events.streams import MATCH_PREFIX, SERIES_PREFIX
 
     if store.stream_version(text):

@@ -41,7 +41,7 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     Example:
         kartludo verify --trust 6f1e…c2 --head 4123:4123:9ab0…
     """
-    from kartludo.app.fairness import DealReport, verify_deals
+    from kartludo.app.matches.fairness import DealReport, verify_deals
     from kartludo.store.chain import parse_head
     from kartludo.store.integrity import verify as run_verify
     from kartludo.store.transfer import format_us
@@ -59,9 +59,9 @@ def verify(env: Env, all_problems: bool, no_fold: bool, key_file: str | None, tr
     if report.ok:
         deals = verify_deals(env.store)
     if report.ok and not no_fold:
-        from kartludo.app.hypotheticals import verify_all
-        from kartludo.app.matches import refold_all
-        from kartludo.app.snapshots import check as check_snapshots
+        from kartludo.app.hypotheticals.hypothetical import verify_all
+        from kartludo.app.matches.refold import refold_all
+        from kartludo.app.matches.snapshots import check as check_snapshots
         from kartludo.projections.checks import check as check_projections
 
         folded, fold_problems = refold_all(env.store)

@@ -31,10 +31,10 @@ def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt:
     """
     if series_id:
         return _show_series(env, series_id, fmt)
-    from kartludo.app.standings import PROVISIONAL_BELOW
-    from kartludo.app.standings_table import SORT_ALIASES, standing_rows, table_cells, total_column
+    from kartludo.app.league.standings import PROVISIONAL_BELOW
+    from kartludo.app.league.standings import standings as compute
+    from kartludo.app.league.standings_table import SORT_ALIASES, standing_rows, table_cells, total_column
     from kartludo.engine.registry import get_game
-    from kartludo.projections.queries import standings as compute
 
     name = get_game(game).name if game else None
     total = total_column(name)
@@ -48,7 +48,9 @@ def standings(env: Env, game: str | None, series_id: str | None, sort: str, fmt:
     found = env.read_models(lambda store, done: compute(store, name, sort, refreshed=done))
     columns, rows, legend = standing_rows(found, name, sort, PROVISIONAL_BELOW)
     title = f"standings · {get_game(name).title if name else 'all games'}"
-    emit(fmt, columns, rows, title=title, empty="no finished matches yet", notes=legend, table_cells=table_cells)
+    # the table marks a provisional rating with * (the legend says so): its own column goes first when narrow
+    emit(fmt, columns, rows, title=title, empty="no finished matches yet", notes=legend, table_cells=table_cells,
+         drop=["provisional"])
 
 
 @click.group()
@@ -77,7 +79,7 @@ def series_new(env: Env, game: str, players: str, minutes: int, starts_at: str |
     Example:
         s=$(kartludo series new --game uxinjo --players ann,bob,cy --minutes 90 --starts-at 2026-12-01T18:00Z)
     """
-    from kartludo.app.series import create_series, parse_time
+    from kartludo.app.league.series import create_series, parse_time
 
     names = [p.strip() for p in players.split(",") if p.strip()]
     start = parse_time(starts_at) if starts_at else None
@@ -106,8 +108,7 @@ def _show_series(env: Env, series_id: str, fmt: str) -> None:
     """``series_id``: any unique prefix."""
     import msgspec
 
-    from kartludo.app.series import resolve_series
-    from kartludo.projections.queries import series_report
+    from kartludo.app.league.series import resolve_series, series_report
 
     report = env.read_models(lambda store, done: series_report(store, resolve_series(store, series_id),
                                                                refreshed=done))

@@ -1,69 +1,39 @@
 """The rows the list commands print, with the filters a TD looks for.
 
-The library lists matches, audit entries and series; filtering them by status,
-player, game or match is presentation, so it lives here beside the commands and
-leaves ``app/`` alone.
+The library lists and filters matches (``app.league.listing``), audit entries
+(``app.audit.trail.list_audit``) and series, for the command line and the HTTP
+service alike; these are the commands' names for them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-MATCH_STATUSES = ["in_progress", "finished"]
-AUDIT_STATUSES = ["standing", "appealed", "upheld", "overturned", "decision"]
+from kartludo.app.audit import AUDIT_STATUSES
+from kartludo.app.league.listing import MATCH_STATUSES, game_name
 
-
-def game_name(game: str | None) -> str | None:
-    """A game's registry name (refusing an unknown one, naming the games)."""
-    if game is None:
-        return None
-    from kartludo.engine.registry import get_game
-
-    return get_game(game).name
+__all__ = ["AUDIT_STATUSES", "MATCH_STATUSES", "audit_rows", "list_audit", "list_matches", "list_series"]
 
 
 def list_matches(store: Any, *, game: str | None = None, status: str | None = None,
                  player: str | None = None, series: str | None = None, refreshed: bool = False) -> list[dict[str, Any]]:
-    from kartludo.projections.queries import list_matches as all_matches
+    from kartludo.app.league.listing import list_matches as listed
 
-    rows = all_matches(store, game_name(game), refreshed=refreshed)
-    return [r for r in rows if (status is None or r["status"] == status)
-            and (player is None or player in r["players"]) and (series is None or r["series"] == series)]
+    return listed(store, game=game, status=status, player=player, series=series, refreshed=refreshed)
 
 
 def list_audit(store: Any, *, match: str | None = None, player: str | None = None, game: str | None = None,
                status: str | None = None, refreshed: bool = False) -> list[Any]:
-    from kartludo.projections.queries import list_entries
+    from kartludo.app.audit.trail import list_audit as listed
 
-    name = game_name(game)
-    return [r for r in list_entries(store, match, player, refreshed=refreshed)
-            if (name is None or r.game == name) and (status is None or r.status == status)]
+    return listed(store, match=match, player=player, game=game, status=status, refreshed=refreshed)
 
 
 def list_series(store: Any, *, game: str | None = None, player: str | None = None,
                 status: str | None = None) -> list[dict[str, Any]]:
-    import sqlalchemy as sa
+    from kartludo.app.league.series import list_series as every_series
 
-    from kartludo.app.series import fmt_time, load_series
-    from kartludo.events.streams import SERIES_PREFIX
-
-    name = game_name(game)
-    with store.engine.connect() as conn:
-        newest = conn.execute(sa.text("SELECT max(recorded_at_us) FROM events")).scalar() or 0
-    rows = []
-    for stream in store.streams(SERIES_PREFIX):
-        s = load_series(store, stream.removeprefix(SERIES_PREFIX))
-        state = ("upcoming" if newest < s.created.starts_at_us
-                 else "ended" if newest >= s.deadline_us else "running")
-        if (name and s.created.game != name) or (player and player not in s.created.players) \
-                or (status and state != status):
-            continue
-        rows.append({"series": s.id, "game": s.created.game, "status": state,
-                     "starts_at": fmt_time(s.created.starts_at_us), "deadline": fmt_time(s.deadline_us),
-                     "minutes": s.created.minutes, "matches": len(s.match_ids),
-                     "players": list(s.created.players), "_start": s.created.starts_at_us})
-    rows.sort(key=lambda r: (r.pop("_start"), r["series"]))
-    return rows
+    return every_series(store, game=game_name(game), player=player, status=status)
 
 
 def audit_rows(records: list[Any]) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ importing SQLAlchemy, Alembic or any game.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -24,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "standings": ("kartludo.cli.league", "standings", "League standings with ratings, per game or across games."),
     "series": ("kartludo.cli.league", "series", "Time-limited series: create, list, show."),
     "projections": ("kartludo.cli.league", "projections", "Read models: status and rebuild."),
+    "duplicate": ("kartludo.cli.duplicate", "duplicate", "Duplicate play: the same boards at many tables, scored "
+                  "across them."),
     "replay": ("kartludo.cli.replay", "replay", "Replay a deal step by step (interactive on a terminal)."),
     "audit": ("kartludo.cli.audit", "audit", "Penalty rulings: list, show, appeal, decide, recheck."),
     "hypo": ("kartludo.cli.hypo", "hypo", "Hypotheticals from any recorded moment; bot rollouts."),
@@ -53,6 +56,14 @@ class LazyGroup(click.Group):
             return command
         return super().get_command(ctx, name)
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:  # (`kartludo --help | head` prints while the arguments are parsed)
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            _quiet_stdout()
+            raise click.exceptions.Exit(0) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         from kartludo.cli.context import as_click_error
 
@@ -60,6 +71,9 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except click.ClickException:
             raise
+        except BrokenPipeError:  # `kartludo replay … | head`: the reader has all it wanted
+            _quiet_stdout()
+            raise click.exceptions.Exit(0) from None
         except Exception as exc:
             error = as_click_error(exc)
             if error is None:
@@ -128,12 +142,24 @@ def cli(ctx: click.Context, db_url: str, read_dbs: tuple[str, ...], read_max_lag
     ctx.call_on_close(ctx.obj.close)
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null once its reader has gone: a closed pipe is not an error,
+    and what is still buffered must not fail again when Python flushes it at exit (click
+    itself would exit 1 on EPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (a test's captured output)
+        pass
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     try:
         cli.main(args=argv, prog_name="kartludo")
-    except BrokenPipeError:  # e.g. `kartludo replay … | head`
-        sys.stderr.close()
+    except BrokenPipeError:  # e.g. `kartludo replay … | head`, met outside a command
+        _quiet_stdout()
         sys.exit(0)
 
 

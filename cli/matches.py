@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -10,24 +11,21 @@ from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 from kartludo.cli.listing import MATCH_STATUSES
 from kartludo.cli.output import DOCUMENT, emit, output_options
 
+if TYPE_CHECKING:
+    from kartludo.engine.base import Command, Game
+
 
 def service(env: Env) -> Any:
-    from kartludo.app.matches import MatchService
+    from kartludo.app.matches.pipeline import MatchService
 
     return MatchService(env.store)
 
 
 def describe_outcome(match: Any, outcome: Any, viewer: Any) -> list[str]:
-    from kartludo.app.aggregate import describe, step
+    """A command's events in ``viewer``'s view, one line each (``reader.outcome_lines``)."""
+    from kartludo.app.reading.reader import outcome_lines
 
-    if outcome.before is None:
-        return [f"(already applied) {type(e).__name__}" for e in outcome.events]
-    lines = []
-    state = outcome.before
-    for event in outcome.events:
-        lines.append(describe(match.game, state, event, viewer, match.players))
-        state = step(match.game, state, event)
-    return lines
+    return outcome_lines(outcome, match, viewer)
 
 
 @click.group()
@@ -58,8 +56,9 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
         command_id: str | None, auto_deal: bool) -> None:
     """Create a match of GAME and print only its id.
 
-    In a series (--series) the seats follow the series' rotation: the markers pass
-    left after each match.
+    In a series (--series) a match is created once the series' previous match has
+    ended (refused, naming it, while it runs), and the seats follow the series'
+    rotation: the markers pass left after each match ended.
 
     \b
     Example:
@@ -73,7 +72,7 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
         parsed[key.strip()] = value.strip()
     names = [p.strip() for p in players.split(",") if p.strip()]
     svc = service(env)
-    from kartludo.app.autodeal import setting
+    from kartludo.app.matches.autodeal import setting
 
     match_id = svc.create(game, names or None, seed=seed, options=parsed, series=series, command_id=command_id,
                           actor="cli", also=setting(True) if auto_deal else None)
@@ -98,7 +97,7 @@ def deal(env: Env, match_id: str, deck: str | None, actor: str, command_id: str 
     Example:
         kartludo match deal 3f9c --deck "R1 R2 R3 …"
     """
-    from kartludo.app.matches import parse_deck
+    from kartludo.app.matches.setup import parse_deck
     from kartludo.engine.base import PUBLIC
 
     svc = service(env)
@@ -130,19 +129,17 @@ def check(env: Env, match_id: str, deal: int | None, server: str | None, fmt: st
         kartludo match check 3f9c --deal 2
         kartludo match check 3f9c --server http://127.0.0.1:8000
     """
-    from kartludo.app.fairness import check_public_deal, public_deal_payloads
+    from kartludo.app.matches.fairness import check_public_deal, public_deal_payloads
 
     if server:
         mid, events = _public_events_over_http(server, match_id)
     else:
-        from kartludo.app.visibility import read_match
+        from kartludo.app.reading.reader import MatchReader
         from kartludo.engine.base import PUBLIC
-        from kartludo.events.base import to_builtins
 
         svc = service(env)
         mid = svc.resolve(match_id)
-        reading = read_match(mid, svc.records(mid), PUBLIC)
-        events = [{"type": sh.record.type, "payload": to_builtins(sh.event)} for sh in reading.shown]
+        events = [{"type": e.type, "payload": e.payload} for e in MatchReader(svc).events(mid, PUBLIC)]
     deals = public_deal_payloads(events)
     if deal is not None and deal not in deals:
         known = ", ".join(map(str, deals)) or "none yet"
@@ -207,7 +204,7 @@ def list_(env: Env, game: str | None, status: str | None, player: str | None, se
     from kartludo.cli.listing import list_matches
 
     if series_id:
-        from kartludo.app.series import resolve_series
+        from kartludo.app.league.series import resolve_series
 
         series_id = resolve_series(env.store, series_id)
     rows = env.read_models(lambda store, done: list_matches(store, game=game, status=status, player=player,
@@ -239,12 +236,13 @@ def act(env: Env, match_id: str, player: str, command_id: str | None, verb: str,
     svc = service(env)
     mid = svc.resolve(match_id)
     m = svc.load(mid, refresh=False)
-    from kartludo.app.autodeal import deal_if_due
+    from kartludo.app.duplicate.boards import after_command
 
     outcome = svc.act(mid, player, verb, args, command_id=command_id)
     for line in describe_outcome(m, outcome, m.seat_of(player)):
         click.echo(line)
-    dealt = deal_if_due(svc, mid)  # a match created with --auto-deal moves on by itself
+    # a match created with --auto-deal moves on by itself; a duplicate board closes and its table's next begins
+    dealt = after_command(svc, mid)
     if dealt is not None:
         for line in describe_outcome(m, dealt, m.seat_of(player)):
             click.echo(line)
@@ -268,25 +266,92 @@ def state(env: Env, match_id: str, player: str | None, all_hands: bool, fmt: str
     svc = service(env)
     m = svc.load(svc.resolve(match_id))
     viewer = svc.viewer(m, player, all_hands)
-    if fmt == "json":
-        from kartludo.app.presenters import state_json
+    from kartludo.app.reading.presenters import result_json
+    from kartludo.app.reading.reader import MatchReader
 
-        echo_json(state_json(svc, m, viewer))
+    if fmt == "json":
+        echo_json(MatchReader(svc).state(m, viewer, moves=False, td=True))  # the database's holder: a TD
     else:
         click.echo(f"match {m.id} · {m.game.title} · {m.status.replace('_', ' ')} · deal {m.game.deal_number(m.state)}")
         click.echo(m.game.render(m.state, viewer))
+        result = result_json(m)
+        if result is not None:
+            click.echo(result_line(result))
+
+
+def result_line(result: dict[str, Any]) -> str:
+    """A finished match's result in one line (``state``): "result: cy wins the match ·
+    1st cy (match points +4), 2nd ann (match points -1), … (higher is better)"."""
+    winners = result["winners"]
+    head = f"{winners[0]} wins the match" if len(winners) == 1 else f"{' and '.join(winners)} share first place"
+    name = result["score_name"].replace("_", " ")
+    sign = "+d" if result["higher_is_better"] else "d"  # points and match points signed, losses counted
+    places = ", ".join(f"{ordinal(r['rank'])} {r['player']} ({name} {r['score']:{sign}})" for r in result["ranking"])
+    cut = ", cut at the series deadline" if result["closed"] else ""
+    return f"result: {head} · {places} ({'higher' if result['higher_is_better'] else 'lower'} is better{cut})"
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def legal_options(command: Callable[..., Any]) -> Any:
+    """The options of ``legal``, shared with ``hypo legal``: ``--as``, ``--all`` and
+    ``--format text|json`` (``--json``); the command receives ``player``, ``every``, ``fmt``."""
+    command = output_options(formats=DOCUMENT)(command)
+    command = click.option("--all", "every", is_flag=True, help="Every command one per line (a card exchange is "
+                           "thousands), in hand order.")(command)
+    return click.option("--as", "player", required=True, help="The player whose commands to list.")(command)
+
+
+def echo_legal(game: Game[Any], state: Any, seat: int, commands: list[Command], *, every: bool, fmt: str) -> None:
+    """What ``legal`` prints of ``seat``'s legal ``commands`` in ``state`` (one printer
+    for a match and a hypothetical): one line per verb with its shape, with ``every``
+    each command in hand order, as JSON the list of every command. A seat that cannot
+    act has none: the text says so in one line, naming whom the game waits for
+    (``cannot_act``); the JSON is ``[]``, as the contract has it."""
+    from kartludo.engine.shapes import ordered_commands
+
+    if fmt == "json":
+        echo_json([c.text() for c in commands])
+    elif not commands:
+        click.echo(cannot_act(game, state, seat))
+    elif every:
+        for cmd in ordered_commands(commands, [v.verb() for v in game.verbs()], game.hand_of(state, seat)):
+            click.echo(cmd.text())
+    else:
+        for shape in game.legal_shapes(state, seat, commands):
+            click.echo(shape.text)
+
+
+def cannot_act(game: Game[Any], state: Any, seat: int) -> str:
+    """Why ``seat`` has no legal command in ``state``, in one line: "bob cannot act now:
+    waiting for ann (discard)"; between deals, the next deal is due; at the end, the
+    match is over."""
+    from kartludo.engine.base import WAITING_DEAL
+
+    players = list(state.players)
+    who = players[seat] if 0 <= seat < len(players) else f"seat {seat + 1}"
+    phase = game.phase(state)
+    if game.is_finished(state):
+        why = "the match is over"
+    elif phase == WAITING_DEAL:
+        why = "waiting for the next deal to be dealt"
+    else:
+        waiting = [players[s] for s in game.to_act(state) if s != seat]
+        names = " and ".join([", ".join(waiting[:-1]), waiting[-1]] if len(waiting) > 1 else waiting)
+        why = f"waiting for {names} ({phase.replace('_', ' ')})" if waiting else f"nobody acts now ({phase})"
+    return f"{who} cannot act now: {why}"
 
 
 @click.command()
 @click.argument("match_id", metavar="MATCH")
-@click.option("--as", "player", required=True, help="The player whose commands to list.")
-@click.option("--all", "every", is_flag=True, help="Every command one per line (a card exchange is thousands), "
-              "in hand order.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: the list of every command.")
+@legal_options
 @pass_env
-def legal(env: Env, match_id: str, player: str, every: bool, as_json: bool) -> None:
+def legal(env: Env, match_id: str, player: str, every: bool, fmt: str) -> None:
     """List what PLAYER may do now in MATCH: one line per verb, its shape (which of
-    your cards and how many, a number range, the words it takes).
+    your cards and how many, a number range, the words it takes). A player who
+    cannot act now is told whom the game waits for (--json: an empty list).
 
     \b
     Example:
@@ -294,19 +359,7 @@ def legal(env: Env, match_id: str, player: str, every: bool, as_json: bool) -> N
           exchange: 0-4 of your cards
         kartludo legal 3f9c --as bob --all
     """
-    from kartludo.engine.shapes import ordered_commands
-
     svc = service(env)
     m = svc.load(svc.resolve(match_id))
     commands = svc.legal(m, player)
-    if as_json:
-        echo_json([c.text() for c in commands])
-        return
-    seat = m.seat_of(player)
-    if every:
-        hand = m.game.hand_of(m.state, seat)
-        for cmd in ordered_commands(commands, [v.verb() for v in m.game.verbs()], hand):
-            click.echo(cmd.text())
-        return
-    for shape in m.game.legal_shapes(m.state, seat, commands):
-        click.echo(shape.text)
+    echo_legal(m.game, m.state, m.seat_of(player), commands, every=every, fmt=fmt)

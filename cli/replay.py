@@ -11,7 +11,7 @@ from kartludo.cli.context import CommandError, Env, echo_json, pass_env
 from kartludo.cli.output import DOCUMENT, output_options
 
 if TYPE_CHECKING:
-    from kartludo.app.replay import Navigator
+    from kartludo.app.reading.replay import Navigator
 
 HELP = ("keys: n/→/space next · p/← back · t/T end of next/prev turn or trick · r/R next/prev ruling or settlement · "
         "g first · G last · j jump · v all hands/each seat · q quit")
@@ -44,16 +44,17 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
         kartludo replay 3f9c --deal 2 --to 14 --json
         kartludo replay 3f9c --deal 2 --to 14 --diagram svg -o d2-14.svg
     """
-    from kartludo.app.matches import MatchService
-    from kartludo.app.replay import Navigator, read
+    from kartludo.app.matches.pipeline import MatchService
+    from kartludo.app.reading.reader import MatchReader
+    from kartludo.app.reading.replay import Navigator
     from kartludo.engine.base import ALL
 
-    svc = MatchService(env.store)
-    mid = svc.resolve(match_id)
+    mid = MatchService(env.store).resolve(match_id)
     # without --as: a TD's view (the seed too); --as: what that seat may see (from the
     # nearest snapshot before the deal)
-    rep, reading = env.read(lambda store: read(store, mid, deal, lambda m: ALL if player is None else m.seat_of(player),
-                                               td=player is None))
+    read = env.read(lambda store: MatchReader(MatchService(store)).replay(
+        mid, lambda m: ALL if player is None else m.seat_of(player), td=player is None, deal=deal))
+    rep = read.replay
     viewer = ALL if player is None else rep.match.seat_of(player)
     count = len(rep.steps)
     if to is not None and to > count:
@@ -69,9 +70,7 @@ def replay(env: Env, match_id: str, deal: int | None, to: int | None, player: st
     if fmt == "json":
         import msgspec
 
-        from kartludo.app.presenters import replay_steps
-
-        steps = msgspec.to_builtins(replay_steps(svc, rep, wanted, viewer, reading))
+        steps = msgspec.to_builtins(read.steps(wanted, viewer))
         echo_json(steps[0] if to else steps)
         return
     if interactive is None:

@@ -44,6 +44,8 @@ def _limit_options(func: F) -> F:
     }
     for name in reversed(Limits.__struct_fields__):
         value = getattr(defaults, name)
+        if name not in helps:  # not a number: an option of its own (--trusted-proxy)
+            continue
         kind = click.IntRange(1, 10**9) if isinstance(value, int) else click.FloatRange(0.1, 3600)
         func = click.option(f"--{name.replace('_', '-')}", name, type=kind, default=value, show_default=True,
                             help=helps[name])(func)
@@ -58,19 +60,26 @@ def _limit_options(func: F) -> F:
                    "write, so any number is safe; more use more cores. Limits apply per process.")
 @click.option("--access-log/--no-access-log", default=True, show_default=True,
               help="Log one line per request.")
+@click.option("--trusted-proxy", "trusted_proxies", multiple=True, metavar="ADDR",
+              help="A reverse proxy (IP address or network) whose X-Forwarded-For header names the client "
+                   "for the per-address limits; repeatable. Default: none, not even 127.0.0.1 (a client "
+                   "is the address it connects from).")
 @_limit_options
 @pass_env(writes=True)
-def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limits: Any) -> None:
+def serve(env: Env, host: str, port: int, workers: int, access_log: bool, trusted_proxies: tuple[str, ...],
+          **limits: Any) -> None:
     """Serve the match API over HTTP (OpenAPI document at /schema/openapi.json).
 
     The --max-*, --*-streams* and --*-timeout options bound what one client may take
-    of the service (see the README's "Limits").
+    of the service (see the README's "Limits"); behind a reverse proxy, name it with
+    --trusted-proxy so that the per-address limits count its clients, not the proxy.
 
     \b
     Example:
         kartludo --db postgresql://postgres@127.0.0.1/club serve --port 8000 --workers 2
         kartludo serve --streams-per-seat 4 --max-body-bytes 32768
         kartludo --db postgresql://postgres@primary/club --read-db postgresql://postgres@standby/club serve
+        kartludo serve --trusted-proxy 10.0.0.5 --trusted-proxy 10.0.1.0/24
     """
     import msgspec
     import uvicorn
@@ -78,19 +87,19 @@ def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limi
     from kartludo.service.limits import Limits
 
     try:
-        chosen = Limits(**limits)
+        chosen = Limits(**limits, trusted_proxies=trusted_proxies)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     env.store  # noqa: B018 - fail early (one line) on an unreachable or un-migrated database
-    # uvicorn's keyword arguments, typed loosely: it annotates timeout_keep_alive as int, takes seconds as a float
+    # uvicorn's keyword arguments, typed loosely: it annotates timeout_keep_alive as int, takes seconds as a float;
+    # the limits' own (the guarded protocol; no proxy headers: the app reads X-Forwarded-For from trusted proxies)
     options: dict[str, Any] = {"host": host, "port": port, "log_level": "info", "access_log": access_log,
-               "timeout_keep_alive": chosen.keep_alive_timeout}
+                               **chosen.uvicorn_options()}
     if workers == 1:
         from kartludo.service.app import create_app
-        from kartludo.service.limits import guarded_protocol
 
         uvicorn.run(create_app(env.db_url, limits=chosen, read_urls=env.read_urls, read_max_lag=env.read_max_lag),
-                    http=guarded_protocol(chosen), **options)
+                    **options)
         return
     os.environ[DB_VARIABLE] = env.db_url
     os.environ.update(worker_pool(env.db_url, workers, os.environ))
@@ -99,7 +108,7 @@ def serve(env: Env, host: str, port: int, workers: int, access_log: bool, **limi
     os.environ[LIMITS_VARIABLE] = msgspec.json.encode(chosen).decode()
     # each worker imports the protocol by name; app_from_environment gives it the limits
     uvicorn.run("kartludo.cli.serve:app_from_environment", factory=True, workers=workers,
-                http="kartludo.service.limits:GuardedHttpProtocol", **options)
+                **{**options, "http": "kartludo.service.limits:GuardedHttpProtocol"})
 
 
 def worker_pool(db_url: str, workers: int, environ: Mapping[str, str]) -> dict[str, str]:

@@ -13,11 +13,14 @@ from kartludo.cli.context import Env, pass_env
 def token() -> None:
     """API bearer tokens: issue a TD token, revoke a token.
 
-    Seat tokens are issued by the service when a match is created through it.
+    Seat tokens are issued by the service when a match is created through it, and a
+    duplicate event's player tokens when the event is created through it (one per
+    player, for every board the player plays).
 
     \b
     Example:
         kartludo token new --role td --label mia
+        kartludo token new --role player --duplicate 5e1f --seat ann
         kartludo token revoke 3f9c2a
     """
 
@@ -44,14 +47,17 @@ class Duration(click.ParamType):
 
 
 @token.command("new")
-@click.option("--role", type=click.Choice(["td", "seat"]), default="td", show_default=True)
+@click.option("--role", type=click.Choice(["td", "seat", "player"]), default="td", show_default=True)
 @click.option("--match", "match_id", help="The match of a seat token (any unique id prefix).")
-@click.option("--seat", "player", help="The player of a seat token.")
+@click.option("--duplicate", "duplicate_id",
+              help="The duplicate event of a player token (any unique id prefix): the token plays the player's "
+                   "seat in every board of it.")
+@click.option("--seat", "player", help="The player of a seat or player token.")
 @click.option("--label", default="", help="A name recorded with the token (e.g. the TD's).")
 @click.option("--expires", "expires_in", type=Duration(),
               help="The token stops working after this long (30d, 12h, 90m, 2w); default: when revoked.")
 @pass_env(writes=True)
-def new(env: Env, role: str, match_id: str | None, player: str | None, label: str,
+def new(env: Env, role: str, match_id: str | None, duplicate_id: str | None, player: str | None, label: str,
         expires_in: int | None) -> None:
     """Issue a token and print its secret (shown only this once; only its hash is
     stored). With --expires the service refuses it afterwards with a 401 that says
@@ -61,14 +67,27 @@ def new(env: Env, role: str, match_id: str | None, player: str | None, label: st
     Example:
         kartludo token new --role td --label mia --expires 30d
         kartludo token new --role seat --match 3f9c --seat ann
+        kartludo token new --role player --duplicate 5e1f --seat ann
     """
     from kartludo.app.tokens import issue
 
     match = seat = None
-    if role == "seat":
+    if duplicate_id and role != "player":
+        raise click.UsageError("--duplicate is for player tokens (--role player)")
+    if role == "player":
+        if not duplicate_id or not player or match_id or label:
+            raise click.UsageError("a player token needs --duplicate and --seat (the player, its label), and no "
+                                   "--match or --label")
+        from kartludo.app.duplicate.boards import load_duplicate, resolve_duplicate
+        from kartludo.events.streams import duplicate_stream
+
+        dup = load_duplicate(env.store, resolve_duplicate(env.store, duplicate_id))
+        dup.table_of(player)  # a player of the event, or refused naming it
+        match = duplicate_stream(dup.id)
+    elif role == "seat":
         if not match_id or not player:
             raise click.UsageError("a seat token needs --match and --seat")
-        from kartludo.app.matches import MatchService
+        from kartludo.app.matches.pipeline import MatchService
 
         svc = MatchService(env.store)
         match = svc.resolve(match_id)

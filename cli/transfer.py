@@ -79,7 +79,7 @@ def import_cmd(env: Env, file: str, key_file: str | None, trust: tuple[str, ...]
     Example:
         kartludo events import league.jsonl --trust 6f1e…c2
     """
-    from kartludo.store.transfer import import_events
+    from kartludo.app.matches.forgery import import_events
 
     trusted = trusted_keys(key_file, trust)
     with open(file, "rb") as f:

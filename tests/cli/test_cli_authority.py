@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from scenarios import foul_deal
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.app.tokens import issue
 
 PLAYERS = ["ann", "bob", "cy"]
@@ -30,6 +30,7 @@ def _unchanged(store, k, args, message, code=1):
 
 
 def test_decide_refuses_uphold_with_overturn(k, store, ruling):
+    issue(store, "td", label="td-mia")
     k("audit", "appeal", ruling, "--by", "ann", "--reason", "two sets")
     _unchanged(store, k, ["audit", "decide", ruling, "--by", "td-mia", "--uphold", "--overturn", "--reason", "x"],
                "choose --uphold or --overturn, not both", code=2)
@@ -38,6 +39,7 @@ def test_decide_refuses_uphold_with_overturn(k, store, ruling):
 
 def test_a_player_of_the_match_or_the_appellant_may_not_decide(k, store, ruling):
     issue(store, "td", label="mia")
+    issue(store, "td", label="noa")
     k("audit", "appeal", ruling, "--by", "mia", "--reason", "the TD saw a miscount")  # a TD may appeal
     _unchanged(store, k, ["audit", "decide", ruling, "--by", "bob", "--uphold", "--reason", "x"],
                "bob plays in match")
@@ -58,6 +60,26 @@ def test_a_name_spelt_another_way_is_still_a_player_or_the_appellant(k, store, r
     out = k("audit", "decide", ruling, "--by", by, "--uphold", "--reason", "x", code=1)
     assert "plays in match" in out or "made this appeal" in out, out
     assert store.head_position() == before
+
+
+def test_only_a_td_may_decide_on_the_command_line(k, store, ruling):
+    """Issue 44: `audit decide --by zed` was accepted for a name that is no TD. On the
+    command line `--by` names a TD by the label of a live TD token (over HTTP the TD
+    token itself speaks); anyone else is refused, naming the TDs, and nothing is written."""
+    from kartludo.app.tokens import revoke
+
+    k("audit", "appeal", ruling, "--by", "ann", "--reason", "two sets")
+    out = _unchanged(store, k, ["audit", "decide", ruling, "--by", "zed", "--uphold", "--reason", "x"],
+                     "'zed' is no TD: no live TD token is labelled 'zed' (there is none)")
+    assert "kartludo token new --role td --label NAME" in out
+    mia = issue(store, "td", label="mia")
+    _unchanged(store, k, ["audit", "decide", ruling, "--by", "zed", "--overturn", "--reason", "x"],
+               "'zed' is no TD: no live TD token is labelled 'zed' (live TD tokens: mia)")
+    revoke(store, mia)  # a revoked TD decides nothing either
+    _unchanged(store, k, ["audit", "decide", ruling, "--by", "mia", "--uphold", "--reason", "x"],
+               "'mia' is no TD")
+    issue(store, "td", label="zed")  # now zed is a TD
+    assert "upheld by zed" in k("audit", "decide", ruling, "--by", "zed", "--uphold", "--reason", "stands")
 
 
 def test_only_a_player_or_a_td_may_appeal(k, store, ruling):

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from kartludo.cli.main import cli
+from kartludo.engine.registry import game_names
 
 
 @pytest.fixture
@@ -44,7 +45,8 @@ def _csv(text: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def test_svoi_kozyri_standings_count_losses_lower_is_better(league):
+def test_svoi_kozyri_standings_count_losses_lower_is_better(league, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # a wide terminal: the whole table (test_cli_narrow: a fitted one)
     text = league("standings", "--game", "svoi-kozyri")
     header = text.splitlines()[1].split()
     assert header[:2] == ["rank", "player"] and "losses" in header and "score" not in header
@@ -176,7 +178,8 @@ def test_demo_hints_name_the_program_as_run_and_fresh_starts_over(tmp_path, monk
     assert refused.exit_code == 1 and ".venv/bin/kartludo demo --fresh" in refused.output
     fresh = runner.invoke(cli, ["demo", "--matches", "1", "--fresh"])
     assert fresh.exit_code == 0 and "deleted kartludo.db" in fresh.output
-    assert json.loads(runner.invoke(cli, ["match", "list", "--json"]).output).__len__() == 5  # 4 games + club night
+    matches = json.loads(runner.invoke(cli, ["match", "list", "--json"]).output)
+    assert len(matches) == len(game_names()) + 1  # a match per game, and the club night
 
 
 def _two_sharing_a_prefix(make) -> tuple[str, str, str]:
@@ -190,7 +193,7 @@ def _two_sharing_a_prefix(make) -> tuple[str, str, str]:
 
 
 def test_every_id_takes_a_unique_prefix_and_an_ambiguous_one_is_refused_naming_both(kk):
-    from kartludo.app.series import create_series
+    from kartludo.app.league.series import create_series
     from kartludo.store import EventStore
 
     prefix, a, b = _two_sharing_a_prefix(lambda: kk("match", "new", "uxinjo", "--players", "ann,bob,cy").strip())
@@ -216,8 +219,9 @@ def test_every_id_takes_a_unique_prefix_and_an_ambiguous_one_is_refused_naming_b
         assert store.count_events() == before + 1
 
 
-def test_rulings_take_prefixes_of_both_parts(league):
-    from kartludo.app.matches import MatchService
+def test_rulings_take_prefixes_of_both_parts(league, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # a wide terminal: each ruling on one line (test_cli_narrow: 80)
+    from kartludo.app.matches.pipeline import MatchService
     from kartludo.store import EventStore
 
     with EventStore.open(league.url) as store:
@@ -247,7 +251,7 @@ def test_a_token_can_expire_and_the_refusal_says_so(kk):
 
     from litestar.exceptions import NotAuthorizedException
 
-    from kartludo.app.audit import td_labels
+    from kartludo.app.audit.rulings import td_labels
     from kartludo.app.tokens import TokenIndex
     from kartludo.service.auth import principal
     from kartludo.store import EventStore

@@ -16,10 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scenarios import foul_deal
 
-from kartludo.app.matches import MatchService
-from kartludo.app.series import create_series
+from kartludo.app.league.series import create_series
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.app.tokens import issue
 from kartludo.cli.main import cli
+from kartludo.engine.registry import game_names
 
 PLAYERS = ["ann", "bob", "cy"]
 
@@ -50,7 +51,7 @@ def world(store, db_url):
 
 def _values(world: dict[str, str]) -> st.SearchStrategy[str]:
     known = st.sampled_from([world["played"], world["dealt"], world["dealt"][:4], world["series"], world["ruling"],
-                             *PLAYERS, "uxinjo", "hakamo", "all", "ann,bob,cy", "draw", "discard", "R5",
+                             *PLAYERS, *game_names(), "all", "ann,bob,cy", "draw", "discard", "R5",
                              "needed_base=3", "2026-12-01T18:00Z", "9999-12-31T23:59Z", "0001-01-01", "mia"])
     return st.one_of(known, NUMBERS, ODD_TEXT, LONG_TEXT)
 

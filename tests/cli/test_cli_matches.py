@@ -103,3 +103,33 @@ def test_demo_on_a_fresh_folder(k):
     again = k("demo", "--matches", "2", code=1)
     assert "already holds" in again and "--fresh" in again and "--db" in again
     assert k("events", "export").count("\n") == before
+
+
+def test_legal_for_a_seat_that_cannot_act_says_whom_the_game_waits_for(k, store):
+    """Issue 44: `legal` for a seat the game is not waiting for printed nothing; it says
+    so in one line, naming whom the game waits for and why (between deals, the deal;
+    at the end, the match). `--json` keeps the contract's empty list."""
+    from scenarios import win_match
+
+    from kartludo.app.matches.pipeline import MatchService
+
+    svc = MatchService(store)
+    m = svc.create("uxinjo", ["ann", "bob", "cy"], seed=7)
+    assert k("legal", m, "--as", "bob") == "bob cannot act now: waiting for the next deal to be dealt\n"
+    svc.deal(m)
+    state = json.loads(k("state", m, "--json"))
+    (actor,) = state["to_act"]
+    idle = next(p for p in ["ann", "bob", "cy"] if p != actor)
+    said = f"{idle} cannot act now: waiting for {actor} ({state['phase']})\n"
+    assert k("legal", m, "--as", idle) == said
+    assert k("legal", m, "--as", idle, "--all") == said
+    assert json.loads(k("legal", m, "--as", idle, "--json")) == []
+    assert "cannot act" not in k("legal", m, "--as", actor)
+    k("act", m, "--as", actor, "draw")
+    k("act", m, "--as", actor, "discard", json.loads(k("state", m, "--as", actor, "--json"))["hands"][actor][0])
+    a, b = json.loads(k("state", m, "--json"))["to_act"]  # the two others may claim the discard
+    assert k("legal", m, "--as", actor) == f"{actor} cannot act now: waiting for {a} and {b} (claim)\n"
+    over = svc.create("uxinjo", ["ann", "bob", "cy"], seed=7)
+    win_match(svc, over, 0)
+    assert k("legal", over, "--as", "ann") == "ann cannot act now: the match is over\n"
+    assert json.loads(k("legal", over, "--as", "ann", "--format", "json")) == []

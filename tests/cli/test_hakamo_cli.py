@@ -71,7 +71,15 @@ def test_refused_commands_exit_1_with_the_rule_and_write_nothing(k):
     out = k("act", m, "--as", "ann", "bid", "12", code=1)
     assert "at least 13" in out and "[hakamo §1 auction" in out
     assert "unknown Hakamo verb" in k("act", m, "--as", "ann", "draw", code=1)
+    # a command the game cannot read cites the commands section, as a rule's refusal cites the rule
+    assert k("act", m, "--as", "ann", "bid", "x", code=1) == "error: bid: 'x' is not a number [hakamo §Commands]\n"
+    assert k("act", m, "--as", "ann", "declare", "Xy", code=1) == (
+        "error: declare: 'Xy' is not a seat (Or, Su, Ok, No) or malhakama [hakamo §Commands]\n")
+    assert k("act", m, "--as", "ann", "play", "ZZ", code=1).endswith(" [hakamo §Commands]\n")
     assert k("events", "export", f"match-{m}") == before
+    h = k("hypo", "new", m, "--deal", "1", "--step", "1").strip()
+    assert k("hypo", "act", h, "--as", "ann", "bid", "x", code=1) == (
+        "error: bid: 'x' is not a number [hakamo §Commands]\n")
     assert "needs 4 players" in k("match", "new", "hakamo", "--players", "a,b,c", code=1)
 
 

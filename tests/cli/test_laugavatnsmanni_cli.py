@@ -40,7 +40,7 @@ def test_a_deal_through_contract_exchange_and_play(k):
     assert k("act", m, "--as", "bob", "contract", "Hearts").strip() == "bob chooses hearts"
     assert k("legal", m, "--as", "cy").splitlines() == ["great: grand | hearts", "pass"]
     assert k("legal", m, "--as", "cy", "--all").splitlines() == ["great grand", "great hearts", "pass"]
-    assert k("legal", m, "--as", "ann") == ""
+    assert k("legal", m, "--as", "ann") == "ann cannot act now: waiting for cy (great)\n"
     k("act", m, "--as", "cy", "pass")
     assert k("act", m, "--as", "ann", "pass").strip() == "ann passes; bob declares hearts"
     out = k("act", m, "--as", "bob", "exchange", "2d", "3D").strip()

@@ -40,7 +40,7 @@ def test_a_deal_by_hand_and_a_few_commands(k):
     assert k("act", m, "--as", "bob", "play", "7D") == "bob adds 7D\n"
     assert k("legal", m, "--as", "cy").splitlines() == ["play: one of QD 9D", "pickup"]
     assert json.loads(k("legal", m, "--as", "cy", "--json")) == ["pickup", "play 9D", "play QD"]
-    assert k("legal", m, "--as", "ann") == ""
+    assert k("legal", m, "--as", "ann") == "ann cannot act now: waiting for cy (beat)\n"
     public = json.loads(k("state", m, "--json"))
     for key in ("match", "game", "status", "deal", "phase", "to_act", "players", "hands", "totals",
                 "pile", "losses", "trumps", "hand_sizes", "out", "due"):

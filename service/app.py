@@ -2,7 +2,7 @@
 
 Every rule lives in the library (``MatchService``, ``replay``, ``audit``, ``standings``,
 ``series``); what a reader may see is ``app.visibility``'s, how it looks
-``app.presenters``'. The routes (``service.routes``) only map HTTP to them: guards
+``app.reading.presenters``'. The routes (``service.routes``) only map HTTP to them: guards
 say who may call, dependencies (``service.deps``) bring the caller, the match and the
 view, and errors become problem details (``service.errors``).
 Store calls are synchronous: handlers run in worker threads (``sync_to_thread``).
@@ -22,9 +22,9 @@ from litestar.openapi.spec import Components, SecurityScheme
 
 from kartludo.service.deps import DEPENDENCIES
 from kartludo.service.docs import OfflineDocs
-from kartludo.service.errors import HANDLERS, BodyTooDeep
+from kartludo.service.errors import HANDLERS, BodyTooDeep, UnknownParameter
 from kartludo.service.limits import Limits, json_depth
-from kartludo.service.routes import all_routes
+from kartludo.service.routes import all_routes, duplicate
 from kartludo.service.services import Services
 from kartludo.store import EventStore
 from kartludo.store.replicas import ReadRouter
@@ -59,6 +59,73 @@ async def _check_body(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRou
     depth = json_depth(await request.body())
     if depth > limits.max_json_depth:
         raise BodyTooDeep(detail=f"the JSON body nests {depth} levels deep: at most {limits.max_json_depth}")
+
+
+async def _check_query(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    """An app-wide guard: a query parameter the route does not declare (itself or by a
+    dependency) is refused (400, naming it and the ones it takes) rather than ignored,
+    so a misspelt filter (`/matches?plyer=ann`) never answers with everything. The
+    pages (not in the API's schema) read their own URLs in the browser: not checked."""
+    takes = connection.app.state.query_names.get(_key(handler))
+    if takes is None:
+        return
+    unknown = [name for name in dict.fromkeys(connection.query_params.keys()) if name not in takes]
+    if unknown:
+        listed = ", ".join(repr(n) for n in unknown)
+        said = f"unknown query parameter{'s' if len(unknown) > 1 else ''} {listed}"
+        route = f"{connection.scope.get('method', 'GET')} {connection.url.path}"
+        raise UnknownParameter(detail=f"{said}: {route} takes " + (", ".join(sorted(takes)) if takes else "none"))
+
+
+def _key(handler: BaseRouteHandler) -> tuple[frozenset[str], frozenset[str]]:
+    """A handler by its paths and methods (a guard may be handed a copy of it)."""
+    return frozenset(handler.paths), frozenset(getattr(handler, "http_methods", ()))
+
+
+def _declared_queries(app: Litestar) -> dict[tuple[frozenset[str], frozenset[str]], frozenset[str]]:
+    """Each API handler's query parameters (its own and its dependencies', as Litestar
+    parsed them from the signatures): what ``_check_query`` allows."""
+    found = {}
+    for route in app.routes:
+        for handler, kwargs in getattr(route, "route_handler_map", {}).values():
+            if handler.resolve_include_in_schema():
+                found[_key(handler)] = frozenset(p.field_alias for p in kwargs.expected_query_params)
+    return found
+
+
+def _unwrap_twice_wrapped(app: Litestar) -> None:
+    """Litestar registers every handler of a path again when another handler joins the
+    path, and wraps a synchronous one in its thread runner each time: the first of two
+    (GET and POST) ran as a thread-runner running a thread-runner, its answer a coroutine
+    (a ``Response`` return failed outright) and its OpenAPI name "Asynccallable". Each
+    handler keeps one wrapper: the thread runner of the function itself."""
+    from litestar.utils.sync import AsyncCallable
+
+    for route in app.routes:
+        for handler, _ in getattr(route, "route_handler_map", {}).values():
+            fn = handler.fn
+            if isinstance(fn, AsyncCallable) and isinstance(fn.func, AsyncCallable):
+                while isinstance(fn.func, AsyncCallable):
+                    fn = fn.func
+                handler._fn = fn
+
+
+def _document_streams(handlers: list[Any]) -> None:
+    """A live stream's 200 is `text/event-stream` (the OpenAPI document said `{}`): each
+    handler answering a ``ServerSentEvent`` documents it, unless it says so itself."""
+    from litestar.handlers import HTTPRouteHandler
+    from litestar.openapi import ResponseSpec
+    from litestar.response import ServerSentEvent
+
+    for handler in handlers:
+        if not isinstance(handler, HTTPRouteHandler) or handler.parsed_fn_signature.return_type.annotation \
+                is not ServerSentEvent:
+            continue
+        if 200 not in (handler.responses or {}):
+            handler.responses = {**(handler.responses or {}), 200: ResponseSpec(
+                data_container=str, media_type="text/event-stream", generate_examples=False,
+                description="Server-Sent Events: `id` the event's global position, `event` its type, `data` "
+                            "the event as in `/events` (JSON); comments keep the stream alive")}
 
 
 # --- the app ----------------------------------------------------------------------------
@@ -109,22 +176,28 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
         if own:
             store.close()
 
+    handlers = [*all_routes(), *duplicate.ROUTES]
+    _document_streams(handlers)
     app = Litestar(
-        route_handlers=all_routes(),
+        route_handlers=handlers,
         dependencies=DEPENDENCIES,
         on_startup=[startup],
         on_shutdown=[shutdown],
         exception_handlers=HANDLERS,
-        guards=[_check_body],
+        guards=[_check_query, _check_body],
         request_max_body_size=limits.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="kartludo match service", version="1",
             components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}),
             security=[{"bearer": []}],
+            # each operation's summary and description: its handler's docstring
+            use_handler_docstrings=True,
             # the docs page is made on the server: no script from a CDN, so it works offline
             render_plugins=[OfflineDocs()],
         ),
         debug=False,
     )
     app.state.services = services
+    app.state.query_names = _declared_queries(app)
+    _unwrap_twice_wrapped(app)
     return app

@@ -20,7 +20,7 @@ from litestar.exceptions import ValidationException
 from litestar.handlers import BaseRouteHandler
 from litestar.params import Parameter
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.app.tokens import Principal
 from kartludo.engine.base import Viewer
 from kartludo.service.auth import principal, require, require_seat, require_td, viewer_of

@@ -2,7 +2,8 @@
 
 Every refusal names its kind (``type``, a link to the API docs' section on it), its
 ``title``, ``status`` and ``detail``; a command a game rule refuses also names the
-``rule``. ``error`` repeats ``detail`` for clients written before problem details.
+``rule``, and a command the game cannot read its commands section there. ``error``
+repeats ``detail`` for clients written before problem details.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from kartludo.app.errors import AmbiguousMatch, AppError, InvalidInput, NotAllow
 from kartludo.engine.base import BadCommand, IllegalCommand
 from kartludo.service import schemas as s
 from kartludo.store import ConcurrencyConflict
+from kartludo.store.database import as_store_error
 from kartludo.store.errors import DatabaseUnavailable, StoreBusy, StoreError
 
 log = logging.getLogger(__name__)
@@ -34,8 +36,8 @@ PROBLEMS: dict[str, tuple[int, str, str]] = {
                  "The request clashes with the match's state or history (a settled deal, a reused `command_id`, "
                  "contention after retries). Nothing was written."),
     "invalid": (422, "Invalid request",
-                "A malformed body, path or query parameter, or a command the game cannot read; `errors` lists "
-                "each bad field when there are several."),
+                "A malformed body, path or query parameter, or a command the game cannot read (`rule` then cites "
+                "the game's commands section); `errors` lists each bad field when there are several."),
     "unauthorized": (401, "Unauthorized", "A missing, malformed, unknown, revoked or expired bearer token."),
     "forbidden": (403, "Forbidden", "The token may not do this (wrong role, another match's seat, a running deal)."),
     "not-found": (404, "Not found", "No such match, ruling, series, hypothetical or page."),
@@ -44,9 +46,15 @@ PROBLEMS: dict[str, tuple[int, str, str]] = {
     "too-deep": (400, "Request body nested too deeply",
                  "The JSON body's arrays and objects nest deeper than the server's limit; it is refused before "
                  "it is parsed. Nothing was written."),
+    "unknown-parameter": (400, "Unknown query parameter",
+                          "The request names a query parameter the route does not take (a misspelt filter would "
+                          "otherwise be ignored and answer with everything); `detail` names it and the ones the "
+                          "route takes. Nothing was written."),
     "unsupported-media-type": (415, "Unsupported media type", "Send bodies as `application/json`."),
     "too-many-streams": (429, "Too many open streams", "The caller holds as many live streams as it may."),
-    "unavailable": (503, "Service unavailable", "The database is unreachable or busy: try again shortly."),
+    "unavailable": (503, "Service unavailable",
+                    "The database is unreachable, restarting or busy: send the same request again after "
+                    "`Retry-After` seconds (a command with its `command_id` is applied once, however often sent)."),
     "server-error": (500, "Internal server error", "A fault on the server, logged there; nothing internal is shown."),
 }
 _BY_STATUS = {status: slug for slug, (status, _, _) in PROBLEMS.items() if slug not in ("rule", "conflict")}
@@ -83,8 +91,19 @@ def responses(*codes: int, text: dict[int, str] | None = None) -> dict[int, Resp
             400: "the JSON body nests too deeply",
             415: "the body is not sent as application/json", 429: "too many open live streams for this caller",
             **(text or {})}
+    if 413 in codes:  # a route that reads a body
+        said[400] = f"an unknown query parameter, or {said[400]}"
+    else:
+        said[400] = "an unknown query parameter"
     return {c: ResponseSpec(s.Problem, description=said[c], generate_examples=False, media_type=MEDIA_TYPE)
-            for c in {*codes, 422, *((400,) if 413 in codes else ())}}  # a route that reads a body
+            for c in {*codes, 422, 400}}  # every route refuses an unknown query parameter
+
+
+class UnknownParameter(HTTPException):
+    """A query parameter the route does not take: a bad request (400), refused before
+    the route runs (``service.app``'s guard over each route's declared parameters)."""
+
+    status_code = 400
 
 
 class BodyTooDeep(HTTPException):
@@ -98,6 +117,8 @@ class BodyTooDeep(HTTPException):
 def _on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     if isinstance(exc, BodyTooDeep):
         return problem(400, str(exc.detail), kind="too-deep")
+    if isinstance(exc, UnknownParameter):
+        return problem(400, str(exc.detail), kind="unknown-parameter")
     status = 422 if exc.status_code == 400 else exc.status_code  # a malformed request body or parameter
     headers = dict(exc.headers or {})
     if status == 401:
@@ -121,8 +142,10 @@ def _on_illegal(_: Request[Any, Any, Any], exc: IllegalCommand) -> Response[Any]
     return problem(409, exc.message, rule=exc.rule, kind="rule")
 
 
-def _on_bad(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    return problem(422, str(exc))
+def _on_bad(_: Request[Any, Any, Any], exc: BadCommand) -> Response[Any]:
+    """Input the service cannot read (422); a command a game cannot read cites the
+    game's commands section in ``rule``, as a rule's refusal does."""
+    return problem(422, exc.message, rule=exc.rule)
 
 
 def _on_app(_: Request[Any, Any, Any], exc: AppError) -> Response[Any]:
@@ -135,16 +158,30 @@ def _on_app(_: Request[Any, Any, Any], exc: AppError) -> Response[Any]:
     return problem(409, str(exc))
 
 
+#: seconds a client is asked to wait before it retries a 503 (``Retry-After``)
+RETRY_AFTER_S = 1
+
+
 def _on_store(_: Request[Any, Any, Any], exc: StoreError) -> Response[Any]:
     if isinstance(exc, (DatabaseUnavailable, StoreBusy)):
-        return problem(503, str(exc))
+        # the database is down, restarting or busy: the same request (with its command_id)
+        # may be sent again; a command the database committed before it went away is
+        # answered then as the duplicate it is
+        return problem(503, str(exc), headers={"Retry-After": str(RETRY_AFTER_S)})
     if isinstance(exc, ConcurrencyConflict):
         return problem(409, str(exc))
     return problem(409, str(exc))
 
 
 def _on_server_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    """A bug or an outage nobody foresaw: logged with its traceback, answered without internals."""
+    """A bug or an outage nobody foresaw: logged with its traceback, answered without
+    internals. A driver's error that means the database failed (down, restarting, a full
+    disk, a damaged file), met outside the store's own calls (snapshots, read models), is
+    the 503 the store would have raised, logged in one line."""
+    failed = as_store_error(exc, request.app.state.services.store.engine.url)
+    if failed is not None:
+        log.warning("%s %s: %s", request.method, request.url.path, failed)
+        return _on_store(request, failed)
     log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
     return problem(500, "internal server error (logged on the server)")
 

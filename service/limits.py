@@ -9,10 +9,15 @@ and headers, and then its body, and how large the headers may be).
 from __future__ import annotations
 
 import asyncio
+import functools
+import ipaddress
 from typing import Any
 
 import msgspec
+from litestar.connection import ASGIConnection
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -36,15 +41,65 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     max_header_bytes: int = 32 * 1024
     #: seconds an idle keep-alive connection stays open
     keep_alive_timeout: float = 5.0
+    #: the reverse proxies (addresses or networks) whose ``X-Forwarded-For`` names the
+    #: client; none by default, so a client is always the address it connects from
+    trusted_proxies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in self.__struct_fields__:
-            if getattr(self, name) <= 0:
+            if name != "trusted_proxies" and getattr(self, name) <= 0:
                 raise ValueError(f"limit {name} must be positive, not {getattr(self, name)}")
+        for proxy in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"trusted proxy {proxy!r} is not an IP address or network "
+                                 "(e.g. 10.0.0.5, 10.0.0.0/24, ::1)") from None
 
     def uvicorn_options(self) -> dict[str, Any]:
-        """Keywords for ``uvicorn.run``/``uvicorn.Config`` that enforce the connection limits."""
-        return {"http": guarded_protocol(self), "timeout_keep_alive": self.keep_alive_timeout}
+        """Keywords for ``uvicorn.run``/``uvicorn.Config`` that enforce the connection
+        limits and leave the client's address as it connected (``client_address``
+        alone reads ``X-Forwarded-For``, from ``trusted_proxies`` only)."""
+        return {"http": guarded_protocol(self), "timeout_keep_alive": self.keep_alive_timeout,
+                "proxy_headers": False}
+
+    def trusts(self, address: str) -> bool:
+        """Whether ``address`` is one of ``trusted_proxies``."""
+        return _trusted(self.trusted_proxies, address)
+
+
+@functools.lru_cache(maxsize=8)
+def _networks(proxies: tuple[str, ...]) -> list[Network]:
+    return [ipaddress.ip_network(p, strict=False) for p in proxies]
+
+
+def _trusted(proxies: tuple[str, ...], address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    return any(ip in net for net in _networks(proxies) if net.version == ip.version)
+
+
+def client_address(connection: ASGIConnection[Any, Any, Any, Any], limits: Limits) -> str:
+    """Whom a request is from, for the per-address allowances: the address it connects
+    from, unless that is a trusted proxy (``--trusted-proxy``); then the last address in
+    ``X-Forwarded-For`` that is not a trusted proxy itself (each proxy appends whom it
+    heard from; what lies left of that the client wrote, and is ignored), or the proxy
+    itself when the header is missing or its entry there is not an address. No proxy is
+    trusted by default, not even 127.0.0.1: a header any client can send decides nothing."""
+    peer = connection.client.host if connection.client else "unknown"
+    if not limits.trusted_proxies or not limits.trusts(peer):
+        return peer
+    hops = [h.strip() for v in connection.headers.getall("x-forwarded-for", []) for h in v.split(",")]
+    for hop in reversed([h for h in hops if h]):
+        if not limits.trusts(hop):
+            try:
+                return str(ipaddress.ip_address(hop))
+            except ValueError:
+                return peer  # the proxy wrote something that is no address: count it as the proxy's
+        peer = hop
+    return peer
 
 
 def json_depth(body: bytes) -> int:

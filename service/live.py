@@ -1,13 +1,13 @@
 """Live streams: wake-ups per match when something is committed (by this process or
-another), and each match's new events folded once for all its streams.
+another), and each caller's allowance of open streams.
 
 On PostgreSQL one LISTEN connection on ``NOTIFY_CHANNEL`` (every commit notifies it with
 the stream it wrote); on SQLite a poll of ``head_position()`` every ``POLL_SECONDS``,
 then of the streams written since. Subscribers take ``hub.changed_for(match)`` (or
 ``hub.changed``, woken by any commit) *before* reading, then wait on it: no wake-up is
 lost. A stream on a match waits only for that match's commits, and reads them from the
-match's ``MatchFeed``: one read and one fold per commit however many streams watch it,
-then one redaction per kind of viewer.
+match's live feed (``app.reading.reader.LiveFeed``): one read and one fold per commit
+however many streams watch it, then one redaction per kind of viewer.
 """
 
 from __future__ import annotations
@@ -18,20 +18,14 @@ import logging
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
 
 import anyio.to_thread
 from litestar.exceptions import TooManyRequestsException
 
-from kartludo.app.aggregate import Match, describe
 from kartludo.app.tokens import TOKENS_STREAM, Principal, seat_tokens_stream
-from kartludo.app.visibility import Shown, deal_over, match_over, read_match, redact, sees_secrets, shown_as
-from kartludo.engine.base import Viewer
-from kartludo.events.match import DealStarted
 from kartludo.events.streams import MATCH_PREFIX, match_stream
 from kartludo.service.limits import Limits
-from kartludo.store import EventStore, Recorded
+from kartludo.store import EventStore
 from kartludo.store.schema import NOTIFY_CHANNEL
 
 POLL_SECONDS = 0.2
@@ -61,8 +55,6 @@ class LiveHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         #: per match, the event its streams wait on (held by them: dropped with the last)
         self._waiting: weakref.WeakValueDictionary[str, asyncio.Event] = weakref.WeakValueDictionary()
-        self._feeds: weakref.WeakValueDictionary[str, MatchFeed] = weakref.WeakValueDictionary()
-        self._feeds_lock = threading.Lock()
         #: matches written since the last bump (None: unknown, wake every match)
         self._written: set[str] | None = set()
         #: bumps so far: a read begun at generation g has every commit of the bumps up to g
@@ -120,15 +112,6 @@ class LiveHub:
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self.wrote, [])
 
-    def feed(self, match_id: str) -> MatchFeed:
-        """The shared feed of ``match_id`` (kept while a stream holds it). Blocking: call
-        it from a worker thread."""
-        with self._feeds_lock:
-            feed = self._feeds.get(match_id)
-            if feed is None:
-                feed = self._feeds[match_id] = MatchFeed(self.store, match_id, lambda: self.generation)
-            return feed
-
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self.changed = asyncio.Event()  # bound to the running loop
@@ -165,9 +148,8 @@ class LiveHub:
         """The streams written between two heads (None: too many rows to look, an import)."""
         if upto - after > 10_000:
             return None
-        rows = self.store.select("SELECT DISTINCT stream_id FROM events WHERE position > :a AND position <= :b",
-                                 a=after, b=upto)
-        return [row[0] for row in rows]
+        return list(dict.fromkeys(r.stream_id for r in self.store.select_events(after, upto - after, upto=upto,
+                                                                                 settled=False)))
 
     async def _listen(self) -> None:
         import psycopg
@@ -185,143 +167,6 @@ class LiveHub:
             except Exception as exc:  # noqa: BLE001 - reconnect after a lost connection
                 log.warning("LISTEN %s failed (%s); retrying", NOTIFY_CHANNEL, exc)
                 await asyncio.sleep(1.0)
-
-
-class Entry:
-    """One event of a feed: its record, the match state before it and its deal."""
-
-    __slots__ = ("record", "before", "deal")
-
-    def __init__(self, record: Recorded, before: Any, deal: int | None) -> None:
-        self.record, self.before, self.deal = record, before, deal
-
-
-class MatchFeed:
-    """A match's newest events, read and folded once for every live stream on it, and
-    shown to each kind of viewer as ``app.visibility.read_match`` would show them.
-
-    It holds the events after ``base_position`` (at most ``KEEP`` of them): a stream
-    that has seen that far reads the rest here; one further behind reads the store.
-    Everything here is guarded by ``lock`` (streams read it from worker threads).
-    """
-
-    #: events kept for streams that fall behind (and for hashes, see ``_exact_to``)
-    KEEP = 512
-
-    def __init__(self, store: EventStore, match_id: str, generation: Callable[[], int] = lambda: 0) -> None:
-        from kartludo.app import snapshots
-
-        self.store, self.id = store, match_id
-        self.lock = threading.Lock()
-        match = snapshots.load(store, match_id)  # its own copy: folded here only
-        if match is None:
-            from kartludo.app.errors import UnknownMatch
-
-            raise UnknownMatch(f"no match {match_id!r}")
-        self.match: Match = match
-        stream = match_stream(match_id)
-        first = store.read_stream(stream, 1, 1)[0]
-        base = first if match.version == 1 else store.read_stream(stream, match.version, match.version)[0]
-        #: the match's first event (``MatchCreated``): whether it is shown exactly decides every hash
-        self.created = first
-        self.base_position, self.base_version = base.position, base.version
-        deal = match.game.deal_number(match.state)
-        self.current: int | None = deal or None
-        self.entries: list[Entry] = []
-        #: the hub's bump count now, and as of the last read of the store began
-        self.generation, self.read_at = generation, -1
-        #: per (viewer, td): the version up to which every event is shown exactly
-        self._exact: dict[tuple[Viewer, bool], int] = {}
-        #: per (viewer, td): the events as shown, by version, while ``_signature`` holds
-        self._shown: dict[tuple[Viewer, bool], dict[int, tuple[Shown, str]]] = {}
-        self._signature: tuple[Any, ...] = ()
-
-    def catch_up(self, taken: int | None = None) -> None:
-        """Read and fold what was committed since, unless a read that began at or after
-        bump ``taken`` (when the stream took its next wake-up) already did: every stream
-        a commit wakes shares one read, and none misses a commit whose bump it did not
-        wait for."""
-        with self.lock:
-            if taken is not None and self.read_at >= taken:
-                return
-            self.read_at = self.generation()
-            match = self.match
-            newer = self.store.read_stream(match_stream(self.id), from_version=match.version + 1)
-            for rec in newer:
-                event = rec.event
-                if isinstance(event, DealStarted):
-                    self.current = event.deal
-                self.entries.append(Entry(rec, match.state, self.current))
-                match.apply(event, rec.version)
-            if len(self.entries) > self.KEEP:
-                dropped = self.entries[: len(self.entries) - self.KEEP // 2]
-                del self.entries[: len(dropped)]
-                self.base_position, self.base_version = dropped[-1].record.position, dropped[-1].record.version
-                for shown in self._shown.values():
-                    for rec in (e.record for e in dropped):
-                        shown.pop(rec.version, None)
-
-    def since(self, after: int, viewer: Viewer, td: bool) -> list[tuple[Shown, str]] | None:
-        """The events after global position ``after`` in ``viewer``'s view, each with its
-        one-line description; None when this feed no longer holds them all."""
-        with self.lock:
-            if after < self.base_position:
-                return None
-            new = [e for e in self.entries if e.record.position > after]
-            if not new:
-                return []
-            match = self.match
-            last_ended = deal_over(match)
-            signature = (self.current, last_ended, match_over(match), match.closed)
-            if signature != self._signature:  # a deal or the match ended: what is hidden changed
-                self._signature = signature
-                self._shown.clear()
-            key = (viewer, td)
-            cache = self._shown.setdefault(key, {})
-            secrets = sees_secrets(viewer, td, match_over(match))
-            exact_to = self._exact_to(key, secrets, last_ended)
-            out = []
-            for entry in new:
-                rec = entry.record
-                hit = cache.get(rec.version)
-                if hit is None:
-                    event, seen = self._redacted(entry, viewer, secrets, last_ended)
-                    shown = Shown(rec, event, seen, entry.before, rec.hash.hex() if rec.version <= exact_to else None)
-                    text = describe(match.game, entry.before, rec.event, seen, match.players)
-                    hit = cache[rec.version] = (shown, text)
-                out.append(hit)
-            return out
-
-    def _redacted(self, entry: Entry, viewer: Viewer, secrets: bool, last_ended: bool) -> tuple[Any, Viewer]:
-        return shown_as(self.match.game, entry.before, entry.record.event, entry.deal, self.current, last_ended,
-                        viewer, secrets=secrets)
-
-    def _exact_to(self, key: tuple[Viewer, bool], secrets: bool, last_ended: bool) -> int:
-        """The version up to which every event of the match is shown to ``key`` exactly
-        as stored (its hashes are shown that far). It only grows: an event once shown
-        exactly stays so, as deals and the match end and hide less."""
-        game = self.match.game
-        done = self._exact.get(key, 0)
-        if done == 0:
-            if redact(game, None, self.created.event, key[0], secrets=secrets) != self.created.event:
-                return 0  # the seed is withheld: so is every hash, as long as that holds
-            done = 1
-        last = self.match.version
-        while done < last:
-            version = done + 1
-            if version <= self.base_version:  # before this feed: ask the whole stream once
-                reading = read_match(self.id, self.store.read_stream(match_stream(self.id), 1, self.match.version),
-                                     key[0], td=key[1])
-                done = next((s.record.version - 1 for s in reading.shown if s.hash is None), reading.match.version)
-                if done <= self.base_version:
-                    break
-                continue
-            entry = self.entries[version - self.base_version - 1]
-            if self._redacted(entry, key[0], secrets, last_ended)[0] != entry.record.event:
-                break
-            done = version
-        self._exact[key] = done
-        return done
 
 
 class StreamSlot:

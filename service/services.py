@@ -1,4 +1,5 @@
-"""What the handlers share: the store, the token index, the live hub, one MatchService."""
+"""What the handlers share: the store, the token index, the live hub, one MatchService
+and its reader."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import Any, TypeVar
 from litestar import Request
 
 from kartludo.app.errors import UnknownMatch
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
+from kartludo.app.reading.reader import MatchReader
 from kartludo.app.tokens import Principal, TokenIndex
 from kartludo.projections import refresh
 from kartludo.service.auth import principal
@@ -40,13 +42,16 @@ class Services:
         self.store = store
         #: replicas for reads (``--read-db``); None: every read on the primary
         self.reads = reads
-        self._readers: weakref.WeakKeyDictionary[EventStore, MatchService] = weakref.WeakKeyDictionary()
+        self._readers: weakref.WeakKeyDictionary[EventStore, MatchReader] = weakref.WeakKeyDictionary()
         self._woken: weakref.WeakKeyDictionary[asyncio.Event, float] = weakref.WeakKeyDictionary()
         self.limits = limits
         self.tokens = TokenIndex(store)
         self.live = LiveHub(store, url)
         self.streams = StreamSlots(limits)
         self.svc = MatchService(store)
+        #: what a caller sees of a match (over the same folded matches: a command's events
+        #: are folded once, for the command and for every live stream)
+        self.reader = MatchReader(self.svc)
         #: projection refreshes write read-model tables: one at a time in this process
         self.projections = threading.Lock()
         self._locks = [threading.Lock() for _ in range(self.STRIPES)]
@@ -59,14 +64,14 @@ class Services:
         """The caller, looked up now (a live stream asks again on every use)."""
         return principal(request, self.tokens)
 
-    def read(self, who: Principal | None, run: Callable[[MatchService], T], *, fence: int = 0) -> T:
+    def read(self, who: Principal | None, run: Callable[[MatchReader], T], *, fence: int = 0) -> T:
         """``run`` over a replica that has ``who``'s own writes (and ``fence``), else over
-        the primary (``store.replicas``); without replicas, simply over ``self.svc``.
+        the primary (``store.replicas``); without replicas, simply over ``self.reader``.
         A replica that does not know the match yet (created by another client, not yet
         replayed) leaves the read to the primary. Only for reads of events: commands and
         deals use the primary, projections ``read_models``."""
         if self.reads is None:
-            return run(self.svc)
+            return run(self.reader)
         return self.reads.read(lambda store: run(self._reader(store)), client=_client(who), fence=fence,
                                behind=(UnknownMatch,))
 
@@ -86,12 +91,12 @@ class Services:
         fence = self.reads.primary_lsn(since=self.reads.clock())
         return self.reads.read(lambda store: run(store, True), client=_client(who), fence=fence)
 
-    def _reader(self, store: EventStore) -> MatchService:
+    def _reader(self, store: EventStore) -> MatchReader:
         if store is self.store:
-            return self.svc
+            return self.reader
         reader = self._readers.get(store)
         if reader is None:
-            reader = self._readers[store] = MatchService(store)
+            reader = self._readers[store] = MatchReader(MatchService(store))
         return reader
 
     def wrote(self, who: Principal | None) -> None:

@@ -44,9 +44,11 @@ def shell(title: str, script: str | None, *, body: str | None = None, status: in
 <a href="/ui/" class="brand">kartludo</a>
 <a href="/ui/">Matches</a>
 <a href="/ui/standings">Standings</a>
+<a href="/ui/series">Series</a>
 <a href="/ui/audit">Rulings</a>
 <a href="/ui/cards">Cards</a>
 <a href="/ui/rules">Rules</a>
+<a href="/ui/new">New match</a>
 <a href="/schema">API</a>
 </nav></header>
 <main id="main" tabindex="-1"{attrs}>{content}</main>
@@ -82,6 +84,19 @@ def td_page(match_id: ID) -> Response[str]:
     return shell(f"TD {match_id}", "td", match=match_id)
 
 
+@get("/ui/duplicate/{duplicate_id:str}", include_in_schema=False, sync_to_thread=False)
+def duplicate_page(duplicate_id: ID) -> Response[str]:
+    """A duplicate event's page: boards × tables, travellers, standings (a TD token shows
+    who is to act and every traveller; a player's link opens the player's board)."""
+    return shell(f"Duplicate {duplicate_id}", "duplicate", duplicate=duplicate_id)
+
+
+@get("/ui/new", include_in_schema=False, sync_to_thread=False)
+def new_match_page() -> Response[str]:
+    """Create a match (TD token, as ``#token=``) and hand out each seat's link."""
+    return shell("New match", "new")
+
+
 @get("/ui/audit", include_in_schema=False, sync_to_thread=False)
 def audit_list_page() -> Response[str]:
     return shell("Rulings", "audit")
@@ -95,6 +110,12 @@ def ruling_page(match_id: ID, ruling_id: ID) -> Response[str]:
 @get("/ui/standings", include_in_schema=False, sync_to_thread=False)
 def standings_page() -> Response[str]:
     return shell("Standings", "standings")
+
+
+@get("/ui/series", include_in_schema=False, sync_to_thread=False)
+def series_list_page() -> Response[str]:
+    """Every series (as ``kartludo series list``), each linking to its page."""
+    return shell("Series", "series-list")
 
 
 @get("/ui/series/{series_id:str}", include_in_schema=False, sync_to_thread=False)
@@ -111,7 +132,7 @@ def cards_page() -> Response[str]:
 @get("/ui/rules", include_in_schema=False, sync_to_thread=False)
 def rules_index_page() -> Response[str]:
     """The rules pages and their numbered sections."""
-    from kartludo.app import rulebook
+    from kartludo.app.casebook import rulebook
     from kartludo.engine.registry import get_game
 
     items = []
@@ -129,7 +150,7 @@ def rules_index_page() -> Response[str]:
 def rules_page(game: ID, cite: Annotated[str | None, Parameter(max_length=2000)] = None) -> Response[str] | Redirect:
     """A game's rules page (docs/rules/GAME.md), each § section with its anchor; with
     ``?cite=`` (a refusal's or ruling's rule) it sends the browser to the section cited."""
-    from kartludo.app import rulebook
+    from kartludo.app.casebook import rulebook
 
     try:
         if cite is not None:
@@ -150,7 +171,7 @@ def _printable_path(request: Request) -> None:
         raise NotFoundException("no such static file (its path holds a control character)")
 
 
-ROUTES = [root, match_list_page, replay_page, table_page, td_page, audit_list_page, ruling_page, standings_page,
-          series_page, cards_page, rules_index_page, rules_page,
+ROUTES = [root, match_list_page, replay_page, table_page, td_page, duplicate_page, new_match_page, audit_list_page,
+          ruling_page, standings_page, series_list_page, series_page, cards_page, rules_index_page, rules_page,
           create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False,
                                      before_request=_printable_path)]

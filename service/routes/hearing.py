@@ -7,6 +7,7 @@ seat's player). Reading: a TD token always; anyone else once the ruled deal has 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -16,16 +17,19 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 from litestar.params import JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from kartludo.app import hearing
-from kartludo.app.audit import AuditRecord
+from kartludo.app.audit import hearing
+from kartludo.app.audit.trail import resolve_ruling
 from kartludo.app.tokens import Principal
-from kartludo.projections.queries import resolve_ruling
+from kartludo.projections.audit import AuditRecord
 from kartludo.service import schemas as s
 from kartludo.service.auth import require_seat
 from kartludo.service.deps import User, authenticated, td_only
 from kartludo.service.errors import responses
+from kartludo.service.limits import client_address
 from kartludo.store import EventStore
+from kartludo.store.errors import StoreError
 
+log = logging.getLogger(__name__)
 Id = Annotated[str, Parameter(pattern=s.ID_PATTERN)]
 _TEXT = {403: "not a TD token while the origin deal runs", 404: "unknown match, hypothetical or ruling",
          409: "refused: a game rule, a settled deal, contention"}
@@ -202,7 +206,7 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
     await anyio.to_thread.run_sync(lambda: _reader(request, record.id, link))
     who = await anyio.to_thread.run_sync(sv.caller, request)
     # a follower's stream counts against the same allowance as a match's live stream
-    slot = sv.streams.take(who, request.client.host if request.client else "unknown")
+    slot = sv.streams.take(who, client_address(request, sv.limits))
 
     async def frames() -> Any:
         shown: tuple[int, int] = (-1, -1)
@@ -222,6 +226,9 @@ async def hearing_stream(request: Request[Any, Any, Any], match_id: Id, ruling_i
                     yield ServerSentEventMessage(event="frame", data=msgspec.json.encode(out).decode(),
                                                  id=f"{now[0]}.{now[1]}")
                 await woken(wake, 1.0)  # the room is read again each tick, woken or not
+        except StoreError as exc:  # the database went away mid-stream: end it; the client reconnects
+            log.warning("hearing stream on %s ends: %s", record.id, exc)
+            yield ServerSentEventMessage(comment="database unavailable: reconnect", retry=1000, data=None)
         finally:
             slot.release()
 

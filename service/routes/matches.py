@@ -2,7 +2,8 @@
 
 Guards say who may call (``td_only``, ``seat_only``); the caller, the match id (any
 unique prefix), the seat and the view arrive by dependency injection (``service.auth``).
-What a reader sees is ``app.visibility``'s policy, laid out by ``app.presenters``.
+What a reader sees is ``app.visibility``'s policy, applied by the match reader
+(``app.reading.reader``) and laid out by ``app.reading.presenters``.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from litestar.concurrency import sync_to_thread
 from litestar.exceptions import NotFoundException
 from litestar.params import JSONBody, Parameter
 
-from kartludo.app import autodeal
+from kartludo.app.duplicate.boards import after_command
 from kartludo.app.errors import AppError
-from kartludo.app.presenters import events_json, outcome_out, replay_steps, view_json, view_name
-from kartludo.app.replay import read as read_replay
+from kartludo.app.league import listing
+from kartludo.app.matches import autodeal
+from kartludo.app.reading.presenters import view_name
 from kartludo.app.tokens import Principal, reissue_seat_tokens, seat_tokens_stream, token_events
-from kartludo.app.visibility import deal_over, replay_viewer
 from kartludo.engine.base import ALL
-from kartludo.projections import queries
 from kartludo.service import schemas as s
 from kartludo.service.deps import Caller, MatchOf, Seat, Svc, Svcs, User, View, seat_only, td_only
 from kartludo.service.errors import responses
@@ -43,7 +43,9 @@ def caller_scope(who: Principal) -> str:
 @post("/matches", guards=[td_only], responses=responses(401, 403, 404, 409, 413, 415, 422))
 async def create_match(services: Svcs, user: User, data: JSONBody[s.CreateMatch]) -> Response[s.CreatedMatch]:
     """Create a match (TD token): 201 with its URL in `Location`. Returns one secret
-    seat token per player, shown only here. A retry with the same `command_id` returns
+    seat token per player, shown only here. With `auto_deal` (the default) the table
+    deals the first deal at once (`dealt`), as it deals each next one when a deal ends;
+    without it a TD deals each deal. A retry with the same `command_id` returns
     the same match with `duplicate` set and new seat tokens (the first ones are revoked:
     a secret is never stored). A `command_id` is the TD token's own: another token's
     same key makes another match, and the same key with a different request is a 409."""
@@ -67,33 +69,56 @@ def _create_match(services: Services, user: Principal, data: s.CreateMatch) -> s
                                           caller=caller_scope(user),
                                           also=autodeal.both(seat_tokens, autodeal.setting(data.auto_deal)))
     with services.locked(match_id):
-        players = svc.load(match_id).players
+        match = svc.load(match_id)
+        players = match.players
+        # the table deals the first deal as it deals every next one (a retry deals the
+        # first deal if a first attempt left it undealt, nothing else)
+        first = data.auto_deal and match.game.deal_number(match.state) == 0
+        dealt = first and autodeal.deal_if_due(svc, match_id) is not None
     if duplicate:
         issued["secrets"] = reissue_seat_tokens(services.store, match_id, players, actor=actor,
                                                 reason=f"match creation {data.command_id!r} retried")
     services.wrote(user)
     services.live.notify(match_id)
-    return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])), duplicate)
+    return s.CreatedMatch(match_id, list(players), dict(zip(players, issued["secrets"])), duplicate, dealt)
 
 
-@get("/matches", responses=responses(401, 422), response_headers=LINK_HEADER)
+@get("/matches", responses=responses(401, 404, 422), response_headers=LINK_HEADER)
 async def get_matches(request: Request[Any, Any, Any], services: Svcs, who: Caller,
-                      game: Filter = None, limit: Limit = None, after: Cursor = None) -> Response[list[dict[str, Any]]]:
-    """Every match (id, game, status, deal, players, series, created_at), oldest first;
-    `limit` and `after` page through them."""
-    rows = await sync_to_thread(_matches, services, who, game)
-    return page(request, rows, lambda r: r["match"], limit, after)
+                      game: Annotated[str | None, Parameter(pattern=s.ID_PATTERN,
+                                                            description="only this game's matches")] = None,
+                      status: Annotated[Literal["in_progress", "finished"] | None, Parameter(
+                          description="only the matches in this state")] = None,
+                      player: Annotated[str | None, Parameter(pattern=s.ID_PATTERN,
+                                                              description="only the matches this player plays in")
+                                        ] = None,
+                      series: Annotated[str | None, Parameter(pattern=s.ID_PATTERN, description=(
+                          "only the matches of this series (any unique id prefix; 404 for none)"))] = None,
+                      limit: Limit = None, after: Cursor = None) -> Response[list[s.MatchRow]]:
+    """Every match (id, game, status, deal, players, series, created_at), oldest first,
+    filtered as `kartludo match list` filters them (`game`, `status`, `player`,
+    `series`); `limit` and `after` page through them."""
+    rows = await sync_to_thread(_matches, services, who, game, status, player, series)
+    return page(request, rows, lambda r: r.match, limit, after)
 
 
-def _matches(services: Services, who: Principal | None, game: str | None) -> list[dict[str, Any]]:
-    return services.read_models(who, lambda store, done: queries.list_matches(store, game, refreshed=done))
+def _matches(services: Services, who: Principal | None, game: str | None, status: str | None, player: str | None,
+             series: str | None) -> list[s.MatchRow]:
+    def listed(store: Any, done: bool) -> list[s.MatchRow]:
+        from kartludo.app.league.series import resolve_series
+
+        whose = resolve_series(store, series) if series else None
+        rows = listing.list_matches(store, game=game, status=status, player=player, series=whose, refreshed=done)
+        return [s.MatchRow(**r) for r in rows]
+
+    return services.read_models(who, listed)
 
 
 @get("/matches/{match_id:str}", sync_to_thread=True, responses=responses(401, 404))
 def get_match(services: Svcs, svc: Svc, mid: MatchOf, viewer: View) -> dict[str, Any]:
     """The match now, in the caller's view (same fields as `kartludo state --json`)."""
     with services.locked(mid):
-        return view_json(svc, svc.load(mid), viewer)
+        return services.reader.state(svc.load(mid), viewer)
 
 
 @get("/matches/{match_id:str}/state", sync_to_thread=True, responses=responses(401, 404))
@@ -106,7 +131,7 @@ def get_state(services: Svcs, svc: Svc, mid: MatchOf, viewer: View,
     legal commands, with each verb's `shapes`), a TD every hand, no token public
     information only."""
     with services.locked(mid):
-        return view_json(svc, svc.load(mid), viewer, expanded=legal == "all")
+        return services.reader.state(svc.load(mid), viewer, expanded=legal == "all")
 
 
 @post("/matches/{match_id:str}/deals", sync_to_thread=True, guards=[td_only],
@@ -118,7 +143,7 @@ def start_deal(services: Svcs, svc: Svc, user: User, mid: MatchOf,
     with services.locked(mid):
         outcome = svc.deal(mid, body.deck, actor=user.label or "td", command_id=body.command_id,
                            caller=caller_scope(user))
-        out = outcome_out(svc, svc.load(mid, refresh=False), outcome, ALL)
+        out = services.reader.outcome(outcome, ALL)
     services.wrote(user)
     services.live.notify(mid)
     return out
@@ -135,8 +160,8 @@ def submit_command(services: Svcs, svc: Svc, user: User, mid: MatchOf, seat: Sea
     with services.locked(mid):
         match = svc.load(mid, refresh=False)
         outcome = svc.act(mid, match.players[seat], data.verb, data.args, command_id=data.command_id)
-        dealt = autodeal.deal_if_due(svc, mid)
-        out = outcome_out(svc, svc.load(mid, refresh=False), outcome, seat)
+        dealt = after_command(svc, mid)  # the next deal of a table dealing by itself; a duplicate's next board
+        out = services.reader.outcome(outcome, seat)
         if dealt is not None:
             out.dealt = True
     services.wrote(user)
@@ -160,7 +185,7 @@ def get_events(request: Request[Any, Any, Any], services: Svcs, who: Caller, mid
     (the events of a deal that has ended are public); with `limit`, at most that many,
     and a `Link` to the next page while more follow."""
     wanted = None if limit is None else limit + 1
-    events = services.read(who, lambda reader: events_json(reader, mid, viewer, after, wanted))
+    events = services.read(who, lambda reader: reader.events(mid, viewer, after=after, limit=wanted))
     if limit is None or len(events) <= limit:
         return Response(events)
     events = events[:limit]
@@ -168,7 +193,7 @@ def get_events(request: Request[Any, Any, Any], services: Svcs, who: Caller, mid
 
 
 @get("/matches/{match_id:str}/replay", sync_to_thread=True, responses=responses(401, 403, 404, 422))
-def get_replay(services: Svcs, svc: Svc, who: Caller, mid: MatchOf, viewer: View,
+def get_replay(services: Svcs, who: Caller, mid: MatchOf, viewer: View,
                deal: Annotated[int | None, Parameter(ge=1, le=10_000)] = None,
                to: Annotated[int | None, Parameter(ge=1, le=100_000)] = None,
                view: Filter = None) -> s.ReplayOut:
@@ -177,16 +202,16 @@ def get_replay(services: Svcs, svc: Svc, who: Caller, mid: MatchOf, viewer: View
     for what that seat saw. A running deal is shown in the caller's view (`view` may
     narrow it: a TD may ask for any seat's view, a seat only for its own or `public`)."""
     try:  # folded from the nearest snapshot before the deal: a long match's last deal costs that deal
-        rep, reading = services.read(who, lambda reader: read_replay(reader.store, mid, deal, lambda _: viewer))
+        read = services.read(who, lambda reader: reader.replay(mid, lambda _: viewer, deal=deal))
     except AppError as exc:
         raise NotFoundException(str(exc)) from None
-    ended = rep.deal != rep.deals[-1] or deal_over(reading.match)
-    shown = replay_viewer(rep.match.players, ALL if ended else viewer, view)
+    rep = read.replay
+    shown = read.view(view)
     count = len(rep.steps)
     if to is not None and to > count:
         raise NotFoundException(f"deal {rep.deal} has {count} steps, not {to}")
-    steps = replay_steps(svc, rep, [to] if to else list(range(1, count + 1)), shown, reading)
-    return s.ReplayOut(mid, rep.deal, rep.deals, ended, steps, view_name(rep.match.players, shown))
+    steps = read.steps([to] if to else list(range(1, count + 1)), shown)
+    return s.ReplayOut(mid, rep.deal, rep.deals, read.ended, steps, view_name(rep.match.players, shown))
 
 
 ROUTES = [create_match, get_matches, get_match, get_state, start_deal, submit_command, get_legal, get_events,

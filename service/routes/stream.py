@@ -7,6 +7,7 @@ new event and every second, so a revoked token's stream ends within a second.
 from __future__ import annotations
 
 import asyncio
+import logging
 import weakref
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -18,15 +19,17 @@ from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
-from kartludo.app.presenters import events_json, shown_out
+from kartludo.app.reading.reader import LiveFeed
 from kartludo.app.tokens import Principal
 from kartludo.engine.base import ALL, Viewer
 from kartludo.service import schemas as s
 from kartludo.service.auth import viewer_of
 from kartludo.service.deps import MatchId
 from kartludo.service.errors import responses
-from kartludo.service.live import MatchFeed, woken
+from kartludo.service.limits import client_address
+from kartludo.service.live import woken
 from kartludo.service.services import Services
+from kartludo.store.errors import StoreError
 
 Position = Annotated[int, Parameter(ge=0, le=2**62)]
 
@@ -35,25 +38,27 @@ def _services(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
 
 
-def live_events(sv: Services, who: Principal | None, feed: MatchFeed, viewer: Viewer, after: int, taken: int,
+def live_events(sv: Services, who: Principal | None, feed: LiveFeed, viewer: Viewer, after: int, taken: int,
                 since: float) -> list[s.EventOut]:
     """A live stream's events after global position ``after``, with every commit bumped
     by the hub up to bump ``taken``: from the match's shared feed (read and folded once
     per commit), or, for a stream further behind than the feed holds, from the store as
     ``/events`` reads them (a replica with the commit that woke the stream at monotonic
     time ``since``)."""
-    feed.catch_up(taken)
-    shown = feed.since(after, viewer, viewer == ALL)
+    shown = feed.events(after, viewer, viewer == ALL, taken)
     if shown is None:
-        return sv.read(who, lambda svc: events_json(svc, feed.id, viewer, after),
+        return sv.read(who, lambda reader: reader.events(feed.id, viewer, after=after),
                        fence=sv.current(since) if since else 0)
-    return [shown_out(one, text) for one, text in shown]
+    return shown
 
 
 #: a live stream re-checks its token at least this often (seconds), and on every wake-up
 TOKEN_CHECK_SECONDS = 1.0
 #: a live stream with nothing to send says it is alive this often (seconds)
 KEEP_ALIVE_SECONDS = 15.0
+#: how long a client waits before it reconnects to a stream ended by a database outage (ms)
+RECONNECT_MS = 1000
+log = logging.getLogger(__name__)
 
 
 @get("/matches/{match_id:str}/stream", responses=responses(401, 404, 429))
@@ -72,9 +77,11 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
     who = await anyio.to_thread.run_sync(sv.caller, request)
     mid = await anyio.to_thread.run_sync(lambda: sv.svc.resolve(match_id))
     viewer = viewer_of(who, mid)
-    slot = sv.streams.take(who, request.client.host if request.client else "unknown")
+    # a hidden duplicate board: refused (403) before the stream begins
+    await anyio.to_thread.run_sync(sv.reader.may_follow, mid, viewer, viewer == ALL)
+    slot = sv.streams.take(who, client_address(request, sv.limits))
     try:
-        feed = await anyio.to_thread.run_sync(sv.live.feed, mid)
+        feed = await anyio.to_thread.run_sync(sv.reader.follow, mid, lambda: sv.live.generation)
     except BaseException:
         slot.release()
         raise
@@ -110,6 +117,13 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
                 if not changed and loop.time() - quiet_since >= KEEP_ALIVE_SECONDS:
                     quiet_since = loop.time()
                     yield ServerSentEventMessage(comment="keep-alive", data=None)
+        except StoreError as exc:
+            # The database went away (or is busy) mid-stream: the response has begun, so no
+            # 503 can be sent; the stream ends cleanly instead, and its client reconnects with
+            # Last-Event-ID after `retry` ms (a 503 with Retry-After while the database is down)
+            log.warning("live stream on match %s ends: %s", mid, exc)
+            yield ServerSentEventMessage(comment="database unavailable: reconnect with Last-Event-ID",
+                                         retry=RECONNECT_MS, data=None)
         finally:
             slot.release()
 

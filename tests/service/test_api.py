@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from serving import bearer
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.cli.main import cli
 
 PLAYERS = ["ann", "bob", "cy"]
@@ -16,7 +16,8 @@ PLAYERS = ["ann", "bob", "cy"]
 
 @pytest.fixture
 def created(client, td_token):
-    r = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 7}, headers=bearer(td_token))
+    r = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 7, "auto_deal": False},
+                    headers=bearer(td_token))
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -77,7 +78,7 @@ def test_create_refusals_write_nothing(client, store, created, td_token):
 
 
 def test_create_with_a_command_id_is_idempotent(client, store, td_token):
-    body = {"game": "uxinjo", "players": PLAYERS, "command_id": "create-1"}
+    body = {"game": "uxinjo", "players": PLAYERS, "command_id": "create-1", "auto_deal": False}
     first = client.post("/matches", json=body, headers=bearer(td_token))
     assert first.status_code == 201 and not first.json()["duplicate"]
     first = first.json()
@@ -167,7 +168,13 @@ def test_commands(client, store, dealt, td_token):
     refused(store, client, "POST", "/matches/nosuch/commands", 404, token=token, json={"verb": "draw"})
     refused(store, client, "POST", url, 422, token=token, json={"args": []})
     refused(store, client, "POST", url, 422, token=token, json={"verb": "draw", "seat": 2})
-    refused(store, client, "POST", url, 422, token=token, json={"verb": "fly"})
+    body = refused(store, client, "POST", url, 422, token=token, json={"verb": "fly"})
+    assert body["rule"] == "uxinjo §Commands" and body["detail"].startswith("unknown Uxinjo verb 'fly'")
+    # a command the game cannot read cites the commands section in `rule`, as a refusal by a rule does
+    body = refused(store, client, "POST", url, 422, token=token, json={"verb": "eltiri"})
+    assert (body["detail"], body["rule"]) == ("eltiri takes one card, e.g. eltiri PJ", "uxinjo §Commands")
+    assert refused(store, client, "POST", url, 422, token=token, json={"verb": "discard", "args": ["ZZ"]})[
+        "rule"] == "uxinjo §Commands"
     body = refused(store, client, "POST", url, 409, token=tokens[waiting], json={"verb": "draw"})
     assert body["rule"]
     r = client.post(url, json={"verb": "draw", "command_id": "c-1"}, headers=bearer(token))
@@ -232,7 +239,7 @@ def test_events_are_redacted_until_the_deal_ends(client, store, dealt, td_token)
     after = client.get(f"/matches/{mid}/events", params={"after": public[0]["position"]}).json()
     assert [e["position"] for e in after] == [public[1]["position"]]
     # each event carries its one-line description, as the CLI replay shows it in that view
-    from kartludo.app.replay import build
+    from kartludo.app.reading.replay import build
 
     rep = build(mid, MatchService(store).records(mid), 1)
     assert [e["description"] for e in bob[1:]] == [rep.description(k, 1) for k in range(1, len(bob))]
@@ -273,7 +280,7 @@ def test_replay(client, store, dealt, td_token):
     assert [set(s["state"].get("hands", {})) <= {"cy"} for s in as_cy["steps"]] == [True] * len(rep["steps"])
     refused(store, client, "GET", f"/matches/{mid}/replay", 422, params={"view": "nobody"})
     # `ruling` marks exactly the steps the engine decided
-    from kartludo.app.replay import build, is_ruling_or_settlement
+    from kartludo.app.reading.replay import build, is_ruling_or_settlement
 
     built = build(mid, MatchService(store).records(mid), 1)
     assert [s["ruling"] for s in rep["steps"]] == [is_ruling_or_settlement(s.record.event) for s in built.steps]
@@ -289,8 +296,8 @@ def test_replay(client, store, dealt, td_token):
 def test_standings_and_series(client, store, td_token):
     import random
 
-    from kartludo.app.series import create_series
-    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.app.league.series import create_series
+    from kartludo.app.matches.simulate import pick_bots, play_match
 
     sid = create_series(store, "uxinjo", PLAYERS, 60)
     svc = MatchService(store)
@@ -303,13 +310,17 @@ def test_standings_and_series(client, store, td_token):
     assert r.status_code == 201, r.text
     rep = client.get(f"/series/{sid[:6]}").json()
     assert rep["series"] == sid and [m["match"] for m in rep["matches"]] == [r.json()["match"]]
+    # the series' next match waits for this one to end (series-order RULING): 409, nothing written
+    problem = refused(store, client, "POST", "/matches", 409, token=td_token, json={"game": "uxinjo", "series": sid})
+    assert problem["detail"] == (f"series {sid}: match {r.json()['match']} is still in progress (deal 1): "
+                                 "its next match starts once it has ended")
     refused(store, client, "GET", "/series/nosuch", 404)
 
 
 def test_audit_list_show_appeal_decide(client, store, td_token):
     from scenarios import foul_deal
 
-    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1},
+    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1, "auto_deal": False},
                           headers=bearer(td_token)).json()
     mid, tokens = created["match"], created["tokens"]
     foul_deal(MatchService(store), mid, 0)
@@ -330,6 +341,11 @@ def test_audit_list_show_appeal_decide(client, store, td_token):
     r = client.post(url + "/appeal", json=appeal, headers=bearer(tokens["ann"]))
     assert r.status_code == 201, r.text
     assert r.json()["history"][-1]["by"] == "ann"
+    refused(store, client, "POST", url + "/appeal", 409, token=tokens["ann"], json=appeal)  # each person once
+    # another player's appeal is recorded beside the first (the RULING on appeals); then bob's is his one
+    r = client.post(url + "/appeal", json={"reason": "ann had two sets"}, headers=bearer(tokens["bob"]))
+    assert r.status_code == 201, r.text
+    assert [(h["kind"], h["by"]) for h in r.json()["history"][-2:]] == [("appealed", "ann"), ("appealed", "bob")]
     refused(store, client, "POST", url + "/appeal", 409, token=tokens["bob"], json=appeal)
     refused(store, client, "POST", url + "/decide", 403, token=tokens["bob"], json={"decision": "uphold",
                                                                                     "reason": "x"})

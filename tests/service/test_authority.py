@@ -85,7 +85,7 @@ def test_a_reused_creation_key_with_another_body_is_a_409_naming_the_conflict(cl
 
 
 def test_command_keys_belong_to_their_seat_and_their_command(client, store, td_token):
-    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 7},
+    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 7, "auto_deal": False},
                           headers=bearer(td_token)).json()
     mid, tokens = created["match"], created["tokens"]
     deal = {"command_id": "deal-1"}
@@ -127,10 +127,10 @@ def test_command_keys_belong_to_their_seat_and_their_command(client, store, td_t
 def test_rulings_over_http_a_td_may_appeal_and_the_decider_is_neither_player_nor_appellant(client, store, td_token):
     from scenarios import foul_deal
 
-    from kartludo.app.matches import MatchService
+    from kartludo.app.matches.pipeline import MatchService
     from kartludo.app.tokens import issue
 
-    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1},
+    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1, "auto_deal": False},
                           headers=bearer(td_token)).json()
     foul_deal(MatchService(store), created["match"], 0)
     url = f"/audit/{created['match']}/uxinjo-d1-Or"
@@ -156,10 +156,10 @@ def test_a_td_label_spelt_like_a_player_may_not_decide_over_http(client, store, 
     """A TD token labelled " Bob" is bob: the label is compared as a name, not as bytes."""
     from scenarios import foul_deal
 
-    from kartludo.app.matches import MatchService
+    from kartludo.app.matches.pipeline import MatchService
     from kartludo.app.tokens import issue
 
-    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1},
+    created = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 1, "auto_deal": False},
                           headers=bearer(td_token)).json()
     foul_deal(MatchService(store), created["match"], 0)
     url = f"/audit/{created['match']}/uxinjo-d1-Or"

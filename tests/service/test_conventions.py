@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from scenarios import foul_deal, foul_then_void_win
 from serving import bearer
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.cli.main import cli
 
 PLAYERS = ["ann", "bob", "cy"]
@@ -45,7 +45,8 @@ def walk(client, url: str, headers: dict[str, str] | None = None) -> tuple[list,
 
 @pytest.fixture
 def created(client, td_token):
-    r = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 7}, headers=bearer(td_token))
+    r = client.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": 7, "auto_deal": False},
+                    headers=bearer(td_token))
     assert r.status_code == 201, r.text
     return r
 

@@ -7,18 +7,33 @@ from __future__ import annotations
 from scenarios import foul_then_void_win
 from serving import bearer
 
-from kartludo.app import hypotheticals as hy
-from kartludo.app.audit import appeal
-from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.audit.rulings import appeal
+from kartludo.app.audit.trail import resolve_ruling
+from kartludo.app.hypotheticals import hypothetical as hy
+from kartludo.app.matches.pipeline import MatchService, stream_of
 from kartludo.engine.base import ALL
-from kartludo.projections.queries import resolve_ruling
 
 
 def _started(client, td_token) -> tuple[str, dict[str, str]]:
-    made = client.post("/matches", json={"game": "uxinjo", "players": ["ann", "bob", "cy"], "seed": 5},
+    made = client.post("/matches", json={"game": "uxinjo", "players": ["ann", "bob", "cy"], "seed": 5,
+                                         "auto_deal": False},
                        headers=bearer(td_token)).json()
     assert client.post(f"/matches/{made['match']}/deals", json={}, headers=bearer(td_token)).status_code == 201
     return made["match"], made["tokens"]
+
+
+def _rolled_out(client, hid: str, body: dict, td_token: str) -> dict:
+    """A rollout job (202 at once) followed to its end: its result."""
+    import time
+
+    r = client.post(f"/hypotheticals/{hid}/rollouts", json=body, headers=bearer(td_token))
+    assert r.status_code == 202, r.text
+    deadline = time.monotonic() + 60
+    while (job := client.get(r.headers["location"], headers=bearer(td_token)).json())["status"] == "running":
+        assert time.monotonic() < deadline, "the rollout job did not end"
+        time.sleep(0.02)
+    assert job["status"] == "done", job
+    return job["result"]
 
 
 def test_only_a_td_makes_plays_and_rolls_out_a_hypothetical(client, store, td_token):
@@ -46,11 +61,9 @@ def test_only_a_td_makes_plays_and_rolls_out_a_hypothetical(client, store, td_to
     assert r.status_code == 409 and "no step 999" in r.json()["detail"]
     assert store.stream_version(hy.hypo_stream(hid)) == version and len(hy.list_hypotheticals(store)) == 1
 
-    # a rollout answers the CLI's JSON; with a seed, the same figures twice
-    runs = [client.post(f"/hypotheticals/{hid}/rollouts", json={"n": 25, "seed": 4, "hidden": hidden},
-                        headers=bearer(td_token)) for hidden in ("resample", "resample", "actual")]
-    assert all(r.status_code == 201 for r in runs), runs[0].text
-    first, again, actual = (r.json() for r in runs)
+    # a rollout job's result is the CLI's JSON; with a seed, the same figures twice
+    first, again, actual = (_rolled_out(client, hid, {"n": 25, "seed": 4, "hidden": hidden}, td_token)
+                            for hidden in ("resample", "resample", "actual"))
     assert {"n", "players", "outcomes"} <= set(first) and first["n"] == 25
     assert set(first["players"]) == {"ann", "bob", "cy"}
     assert all(set(st) == {"mean", "p10", "p50", "p90"} for st in first["players"].values())

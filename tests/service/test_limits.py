@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
-from serving import bearer, serve_in_thread
+from serving import bearer, free_port, serve_in_thread, wait_until_serving
 
 from kartludo.service.limits import Limits, guarded_protocol, json_depth
 
@@ -112,7 +112,8 @@ def test_bodies_must_be_json_within_size_and_depth(client, store, td_token):
             assert r.json()["type"] == "/schema#problem-too-deep"
     assert store.head_position() == before
     # strings are not nesting; a charset parameter is fine
-    r = client.post(url, content=b'{"game": "uxinjo", "players": ["ann", "bob", "cy"], "command_id": "[[[[{{{{"}',
+    r = client.post(url, content=b'{"game": "uxinjo", "players": ["ann", "bob", "cy"], "command_id": "[[[[{{{{",'
+                    b' "auto_deal": false}',
                     headers={**bearer(td_token), "Content-Type": "application/json; charset=utf-8"})
     assert r.status_code == 201, r.text
     # a deal needs no body at all
@@ -136,22 +137,12 @@ def test_serve_takes_the_limits_as_options(sqlite_url, tmp_path):
     import subprocess
     import sys
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "kartludo.cli.main", "--db", sqlite_url, "serve", "--port",
                              str(port), "--max-body-bytes", "100", "--header-timeout", "0.5"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path, env={**os.environ})
     try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/matches", timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stdout.read().decode()
-                assert time.monotonic() < deadline, "kartludo serve did not start"
-                time.sleep(0.1)
+        wait_until_serving(proc, f"http://127.0.0.1:{port}/matches")
         r = httpx.post(f"http://127.0.0.1:{port}/matches", json={"game": "uxinjo", "options": {"x": "y" * 200}})
         assert r.status_code == 413 and "at most 100 bytes" in r.json()["error"]
         answer, _ = _exchange(("127.0.0.1", port), [b"GET /matches HTTP/1.1\r\n"])

@@ -7,9 +7,10 @@ import threading
 import time
 
 import httpx
-from serving import bearer
+from serving import bearer, free_port, wait_until_serving
 
-from kartludo.app.matches import MatchService, refold_all, stream_of
+from kartludo.app.matches.pipeline import MatchService, stream_of
+from kartludo.app.matches.refold import refold_all
 from kartludo.events.base import to_builtins
 from kartludo.store import EventStore
 
@@ -17,7 +18,8 @@ PLAYERS = ["ann", "bob", "cy"]
 
 
 def _create(http, td_token, seed=7):
-    r = http.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": seed}, headers=bearer(td_token))
+    r = http.post("/matches", json={"game": "uxinjo", "players": PLAYERS, "seed": seed, "auto_deal": False},
+                  headers=bearer(td_token))
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -141,26 +143,15 @@ def test_concurrent_clients_apply_each_accepted_command_once(server, store, td_t
 
 def test_kartludo_serve_runs_the_service(sqlite_url, tmp_path):
     import os
-    import socket
     import subprocess
     import sys
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "kartludo.cli.main", "--db", sqlite_url, "serve", "--port",
                              str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
                             env={**os.environ})
     try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                r = httpx.get(f"http://127.0.0.1:{port}/matches", timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stdout.read().decode()
-                assert time.monotonic() < deadline, "kartludo serve did not start"
-                time.sleep(0.1)
+        r = wait_until_serving(proc, f"http://127.0.0.1:{port}/matches")
         assert r.status_code == 200 and r.json() == []
         assert httpx.get(f"http://127.0.0.1:{port}/schema/openapi.json").json()["info"]["title"]
     finally:

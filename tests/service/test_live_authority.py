@@ -12,11 +12,11 @@ import httpx
 import pytest
 from serving import bearer, serve_in_thread
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.app.tokens import hash_token, revoke
 
 PLAYERS = ["ann", "bob", "cy"]
-BODY = {"game": "uxinjo", "players": PLAYERS, "seed": 11, "command_id": "live-1"}
+BODY = {"game": "uxinjo", "players": PLAYERS, "seed": 11, "command_id": "live-1", "auto_deal": False}
 
 
 def _ended_within(reader, seconds: float, since: float) -> float:
@@ -133,9 +133,9 @@ def test_a_revoked_tokens_hearing_stream_ends_cleanly_within_a_second(server, ss
 
     from scenarios import foul_deal
 
-    from kartludo.app.audit import appeal
+    from kartludo.app.audit.rulings import appeal
+    from kartludo.app.audit.trail import resolve_ruling
     from kartludo.app.tokens import issue
-    from kartludo.projections.queries import resolve_ruling
 
     svc = MatchService(store)
     mid = svc.create("uxinjo", PLAYERS, seed=1)

@@ -8,31 +8,31 @@ import random
 import threading
 import time
 
+import every_game
 import httpx
 import pytest
 from serving import bearer
 
 from kartludo.app.errors import AppError
-from kartludo.app.matches import MatchService
-from kartludo.app.presenters import events_json, shown_out
-from kartludo.app.simulate import pick_bots, play_match
+from kartludo.app.matches.log import MatchLog
+from kartludo.app.matches.pipeline import MatchService
+from kartludo.app.matches.simulate import pick_bots, play_match
+from kartludo.app.reading.reader import MatchReader
 from kartludo.engine.base import ALL, PUBLIC, IllegalCommand
 from kartludo.engine.registry import game_names
 from kartludo.events.base import to_builtins
 from kartludo.events.streams import match_stream as stream_of
-from kartludo.service.live import MatchFeed, woken
+from kartludo.service.live import woken
 from kartludo.service.routes import stream as stream_route
 from kartludo.store import EventStore
 
-PLAYERS = {"uxinjo": 3, "hakamo": 4, "laugavatnsmanni": 3, "svoi-kozyri": 3}
 
-
-def _as_shown(pairs):
-    return [to_builtins(shown_out(shown, text)) for shown, text in pairs]
+def _as_shown(events):
+    return [to_builtins(e) for e in events]
 
 
 def _expected(svc, match_id, viewer, after):
-    return [to_builtins(e) for e in events_json(svc, match_id, viewer, after)]
+    return [to_builtins(e) for e in MatchReader(svc).events(match_id, viewer, after=after)]
 
 
 def _viewers(n):
@@ -42,15 +42,19 @@ def _viewers(n):
 @pytest.mark.parametrize("game", game_names())
 def test_the_feed_shows_each_viewer_what_events_shows(store, game, monkeypatch):
     """Fed in small steps as a match is played (deals begin and end, the match ends),
-    trimmed as it grows: at every step each viewer's new events equal ``/events``."""
-    monkeypatch.setattr(MatchFeed, "KEEP", 12)
+    trimmed as it grows: at every step each viewer's new events equal ``/events``. The
+    commands go through the feed's own service: their events reach it from the command
+    path's fold, not read and folded again."""
+    monkeypatch.setattr(MatchLog, "KEEP", 12)
     svc = MatchService(store)
-    n = PLAYERS[game]
+    players = every_game.players(game)
+    n = len(players)
     rng = random.Random(f"feed:{game}")
     bots = pick_bots(game, ["random"])
-    players = ["ann", "bob", "cy", "dan"][:n]
     match_id = svc.create(game, players, seed=5)
-    feed = MatchFeed(store, match_id)
+    feed = MatchReader(svc).follow(match_id)
+    folds = []
+    monkeypatch.setattr(MatchLog, "fold", _counting(MatchLog.fold, feed.log, folds))
     seen = {key: 0 for key in _viewers(n)}
     last = None
     for _ in range(40):
@@ -60,7 +64,7 @@ def test_the_feed_shows_each_viewer_what_events_shows(store, game, monkeypatch):
             got = feed.since(after, *key)
             want = _expected(svc, match_id, key[0], after)
             if got is None:  # behind the feed: a stream reads the store then
-                assert after < feed.base_position
+                assert after < feed.log.base_position
                 got_out = want
             else:
                 got_out = _as_shown(got)
@@ -72,11 +76,24 @@ def test_the_feed_shows_each_viewer_what_events_shows(store, game, monkeypatch):
             break
         last = match.version
     assert last is not None
+    assert sum(folds) == match.version - 1  # every event folded once, where the command was appended
+
+
+def _counting(fold, log, counts):
+    """``MatchLog.fold`` counting what it folds into ``log``."""
+    def counted(self, records, each=None):
+        out = fold(self, records, each)
+        if self is log:
+            counts.append(len(out))
+        return out
+
+    return counted
 
 
 def test_a_feed_made_mid_deal_and_mid_match_hashes_as_events_does(store):
     """A feed built from a snapshot of a long match (its base well past the first
-    event) still withholds or shows each hash as ``/events`` does."""
+    event), fed by another process's commands (read from the store), still withholds
+    or shows each hash as ``/events`` does."""
     svc = MatchService(store)
     rng = random.Random(3)
     bots = pick_bots("uxinjo", ["random"])
@@ -84,12 +101,12 @@ def test_a_feed_made_mid_deal_and_mid_match_hashes_as_events_does(store):
         match_id = svc.create("uxinjo", ["ann", "bob", "cy"], seed=seed)
         play_match(svc, "uxinjo", ["ann", "bob", "cy"], bots, rng, match_id=match_id, max_deals=3)
         play_match(svc, "uxinjo", ["ann", "bob", "cy"], bots, rng, match_id=match_id, max_deals=1, max_commands=4)
-        feed = MatchFeed(store, match_id)
+        feed = MatchReader(MatchService(store)).follow(match_id)
         play_match(svc, "uxinjo", ["ann", "bob", "cy"], bots, rng, match_id=match_id, max_deals=2)
         feed.catch_up()
         for viewer, td in _viewers(3):
-            got = _as_shown(feed.since(feed.base_position, viewer, td))
-            assert got == _expected(svc, match_id, viewer, feed.base_position)
+            got = _as_shown(feed.since(feed.log.base_position, viewer, td))
+            assert got == _expected(svc, match_id, viewer, feed.log.base_position)
             assert got
 
 
@@ -171,11 +188,10 @@ def test_a_stream_whose_every_wait_times_out_still_sends_every_event(server, sse
     http = httpx.Client(base_url=server, timeout=30)
     created = http.post("/matches", json={"game": "uxinjo", "players": ["ann", "bob", "cy"], "seed": 4},
                         headers=bearer(td_token)).json()
+    assert created["dealt"]  # the table dealt the first deal at once
     mid, tokens = created["match"], created["tokens"]
     follower = sse(f"{server}/matches/{mid}/stream")
     follower.wait_for(1)
-    dealt = http.post(f"/matches/{mid}/deals", json={}, headers=bearer(td_token))
-    assert dealt.status_code == 201, dealt.text
     for _ in range(12):
         follower.wait_for(http.get(f"/matches/{mid}/events").json()[-1]["position"], timeout=10)
         to_act = http.get(f"/matches/{mid}/state").json()["to_act"]

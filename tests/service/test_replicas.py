@@ -12,13 +12,13 @@ from __future__ import annotations
 import random
 import threading
 import time
-import uuid
 
 import httpx
 import pytest
+from every_game import games
 from serving import bearer, serve_in_thread
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 
 REQUIRE_PG = __import__("os").environ.get("KARTLUDO_REQUIRE_PG") == "1"
 
@@ -32,21 +32,9 @@ def _unavailable(reason: str) -> None:
 @pytest.fixture(scope="session")
 def replica_cluster():
     """The project's own primary and streaming hot standby for this test session."""
-    from replica_cluster import missing_tools
-    from replica_cluster import replica_cluster as make
+    from replica_cluster import for_tests
 
-    problem = missing_tools()
-    if problem:
-        _unavailable(problem)
-    try:
-        cm = make()
-        cluster = cm.__enter__()
-    except Exception as exc:  # noqa: BLE001 - any failure to build them is reported as such
-        _unavailable(f"could not make a primary and a hot standby: {exc}")
-    try:
-        yield cluster
-    finally:
-        cm.__exit__(None, None, None)
+    yield from for_tests(_unavailable)
 
 
 @pytest.fixture
@@ -54,24 +42,16 @@ def replica(replica_cluster):
     """A fresh schema on the primary, migrated and replayed by the (running) standby:
     (primary URL, standby URL, the cluster)."""
     import psycopg
-
-    from kartludo.store.database import create_engine, upgrade
+    from replica_cluster import fresh_schema
 
     cluster = replica_cluster
     try:
         cluster.standby_sql("SELECT pg_wal_replay_resume()")
     except psycopg.OperationalError:
         cluster.start_standby()
-    schema = "kt_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(cluster.primary_url(), autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    engine = create_engine(cluster.primary_url(schema))
-    upgrade(engine)
-    engine.dispose()
-    cluster.wait_replayed()
-    yield cluster.primary_url(schema), cluster.standby_url(schema), cluster
-    with psycopg.connect(cluster.primary_url(), autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    with fresh_schema(cluster) as schema:
+        cluster.wait_replayed()
+        yield cluster.primary_url(schema), cluster.standby_url(schema), cluster
 
 
 @pytest.fixture
@@ -103,7 +83,7 @@ def td(primary_store):
 
 
 def _new_match(http, td_token, game="hakamo", players=("ann", "bob", "cy", "dan"), seed=3):
-    created = http.post("/matches", json={"game": game, "players": list(players), "seed": seed},
+    created = http.post("/matches", json={"game": game, "players": list(players), "seed": seed, "auto_deal": False},
                         headers=bearer(td_token))
     assert created.status_code == 201, created.text
     mid, tokens = created.json()["match"], created.json()["tokens"]
@@ -153,7 +133,7 @@ def test_without_read_db_reads_take_the_primary_path(db_url, store):
     app = create_app(db_url, store=store)
     services = app.state.services
     assert services.reads is None and ReadRouter.of(store, []) is None
-    assert services.read(None, lambda svc: svc) is services.svc
+    assert services.read(None, lambda reader: reader) is services.reader
     assert read_urls(["a, b", "c  a", ""]) == ["a", "b", "c"]
 
 
@@ -286,7 +266,7 @@ def test_hidden_information_stays_hidden_on_the_replica_path(replica, served, pr
 
     url, services = served
     cluster = replica[2]
-    for game in ("hakamo", "uxinjo"):
+    for game in games():
         hidden_check(game, url, open_sse, primary_store, td, settle=cluster.wait_replayed)
     assert services.reads.replicas[0].reads > 0, "no read went to the replica"
 
@@ -364,9 +344,9 @@ def test_league_and_audit_reads_are_served_by_the_standby(served, replica, prima
     it has replayed the catch-up; an idle league's reads write nothing on the primary."""
     from scenarios import foul_deal
 
-    from kartludo.app.series import create_series
-    from kartludo.app.simulate import pick_bots, play_match
-    from kartludo.projections import queries
+    from kartludo.app.league import standings as league
+    from kartludo.app.league.series import create_series
+    from kartludo.app.matches.simulate import pick_bots, play_match
 
     url, services = served
     primary, _, cluster = replica
@@ -375,7 +355,7 @@ def test_league_and_audit_reads_are_served_by_the_standby(served, replica, prima
     sid = create_series(primary_store, "uxinjo", PLAYERS3, 60)
     finished, _, _ = play_match(svc, "uxinjo", PLAYERS3, pick_bots("uxinjo", None), random.Random(1))
     with httpx.Client(base_url=url, timeout=30) as http:
-        created = http.post("/matches", json={"game": "uxinjo", "seed": 1, "series": sid},
+        created = http.post("/matches", json={"game": "uxinjo", "seed": 1, "series": sid, "auto_deal": False},
                             headers=bearer(td))
         assert created.status_code == 201, created.text
         mid = created.json()["match"]
@@ -387,10 +367,10 @@ def test_league_and_audit_reads_are_served_by_the_standby(served, replica, prima
         assert idle, "the catch-up recorded no checkpoint"
 
         standings = _until_replica_serves(router, lambda: http.get("/standings", headers=bearer(td)))
-        from kartludo.app.standings import PROVISIONAL_BELOW
-        from kartludo.app.standings_table import standing_rows
+        from kartludo.app.league.standings import PROVISIONAL_BELOW
+        from kartludo.app.league.standings_table import standing_rows
 
-        want = standing_rows(queries.standings(primary_store), None, "rating", PROVISIONAL_BELOW)[1]
+        want = standing_rows(league.standings(primary_store), None, "rating", PROVISIONAL_BELOW)[1]
         assert want and {r["player"] for r in want} == set(PLAYERS3), "no finished match in the standings"
         assert all(r.status_code == 200 and r.json() == want for r in standings)
         matches = _until_replica_serves(router, lambda: http.get("/matches"))
@@ -417,7 +397,8 @@ def test_a_ruling_appealed_then_read_at_once_is_seen(served, replica, primary_st
     router = services.reads
     svc = MatchService(primary_store)
     with httpx.Client(base_url=url, timeout=30) as http:
-        created = http.post("/matches", json={"game": "uxinjo", "players": PLAYERS3, "seed": 1}, headers=bearer(td))
+        created = http.post("/matches", json={"game": "uxinjo", "players": PLAYERS3, "seed": 1, "auto_deal": False},
+                            headers=bearer(td))
         mid, tokens = created.json()["match"], created.json()["tokens"]
         foul_deal(svc, mid, 0)
         ruling = f"{mid}/uxinjo-d1-Or"
@@ -456,14 +437,14 @@ def test_a_ruling_appealed_then_read_at_once_is_seen(served, replica, primary_st
 def test_league_reads_survive_a_standby_that_stops(served, replica, primary_store, td):
     from scenarios import foul_deal
 
-    from kartludo.app.series import create_series
+    from kartludo.app.league.series import create_series
 
     url, services = served
     cluster = replica[2]
     router = services.reads
     sid = create_series(primary_store, "uxinjo", PLAYERS3, 60)
     with httpx.Client(base_url=url, timeout=30) as http:
-        mid = http.post("/matches", json={"game": "uxinjo", "seed": 1, "series": sid},
+        mid = http.post("/matches", json={"game": "uxinjo", "seed": 1, "series": sid, "auto_deal": False},
                         headers=bearer(td)).json()["match"]
         foul_deal(MatchService(primary_store), mid, 0)
         paths = ["/standings", "/matches", f"/series/{sid}", "/audit", f"/audit/{mid}/uxinjo-d1-Or"]
@@ -494,10 +475,10 @@ def test_cli_league_and_audit_reads_from_the_standby(replica, primary_store, mon
     print what they print on the primary, served by the standby once it has replayed;
     with replay paused they still show a write just made (the primary answers)."""
     from click.testing import CliRunner
-    from scenarios import foul_deal
+    from scenarios import foul_deal, win_match
 
-    from kartludo.app.series import create_series
-    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.app.league.series import create_series
+    from kartludo.app.matches.simulate import pick_bots, play_match
     from kartludo.cli.main import cli
     from kartludo.store import replicas
 
@@ -515,6 +496,7 @@ def test_cli_league_and_audit_reads_from_the_standby(replica, primary_store, mon
     play_match(svc, "uxinjo", PLAYERS3, pick_bots("uxinjo", None), random.Random(2))
     mid = svc.create("uxinjo", None, seed=1, series=sid)
     foul_deal(svc, mid, 0)
+    win_match(svc, mid, 1)  # the series' next match (below) is created once this one has ended
     commands = [["standings", "--format", "json"], ["standings", "--series", sid[:6], "--format", "json"],
                 ["match", "list", "--format", "json"], ["series", "show", sid[:6], "--format", "json"],
                 ["series", "list", "--format", "json"], ["audit", "list", "--format", "json"],

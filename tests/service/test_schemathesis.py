@@ -19,17 +19,33 @@ from schemathesis.specs.openapi.checks import (
 )
 from serving import bearer
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance, status_code_conformance]
 #: the live stream never ends by itself: it has its own tests
 SKIP = {"/matches/{match_id}/stream"}
+#: how long one request may take (s): what a hung request is, not how fast a busy machine
+#: answers (schemathesis' default, 10 s, failed a run on a loaded 2-core machine)
+REQUEST_TIMEOUT = 600
+
+
+def call(case, headers) -> None:
+    """One generated request, checked, waited for as long as it takes (``REQUEST_TIMEOUT``)."""
+    case.call_and_validate(headers=headers, checks=CHECKS, timeout=REQUEST_TIMEOUT)
+
+
+def ready(client, *paths: str) -> None:
+    """Readiness, not a clock: the app answers these (its read models brought up to
+    date, the match folded) before any generated request is timed."""
+    for path in ("/games", "/matches", "/standings", "/audit", *paths):
+        assert client.get(path).status_code == 200, path
 
 
 def test_api_conforms_to_its_openapi_document(client, store, td_token):
     svc = MatchService(store)
     mid = svc.create("uxinjo", ["ann", "bob", "cy"], seed=1)
     svc.deal(mid)
+    ready(client, f"/matches/{mid}/state")
     schema = schemathesis.openapi.from_asgi("/schema/openapi.json", client.app)
     operations = [r.ok() for r in schema.get_all_operations()]
     tested = 0
@@ -45,11 +61,32 @@ def test_api_conforms_to_its_openapi_document(client, store, td_token):
             @settings(max_examples=10, deadline=None, database=None, suppress_health_check=list(HealthCheck))
             def run(case) -> None:
                 for headers in ({}, bearer(td_token)):
-                    case.call_and_validate(headers=headers, checks=CHECKS)
+                    call(case, headers)
 
             run()
         tested += 1
     assert tested == len(operations) - len(SKIP) >= 14
+
+
+def test_a_slow_answer_is_waited_for_not_timed_out(client, monkeypatch):
+    """A busy machine answers slowly: a request slower than schemathesis' own read
+    timeout (here shrunk to 50 ms, the request made to take 300 ms) is still checked."""
+    import time
+
+    import schemathesis.transport.requests as transport
+
+    from kartludo.projections import queries
+
+    monkeypatch.setattr(transport, "DEFAULT_RESPONSE_TIMEOUT", 0.05)
+    listed = queries.list_matches
+
+    def slow(*args, **kwargs):
+        time.sleep(0.3)
+        return listed(*args, **kwargs)
+
+    monkeypatch.setattr(queries, "list_matches", slow)
+    schema = schemathesis.openapi.from_asgi("/schema/openapi.json", client.app)
+    call(schema["/matches"]["GET"].Case(), {})
 
 
 # --- hostile bodies -------------------------------------------------------------------
@@ -79,7 +116,8 @@ def test_hostile_bodies_are_refused_with_a_4xx_and_write_nothing(client, store, 
     from scenarios import foul_deal
 
     svc = MatchService(store)
-    created = client.post("/matches", json={"game": "uxinjo", "players": ["ann", "bob", "cy"], "seed": 1},
+    created = client.post("/matches", json={"game": "uxinjo", "players": ["ann", "bob", "cy"], "seed": 1,
+                                            "auto_deal": False},
                           headers=bearer(td_token)).json()
     mid = created["match"]
     foul_deal(svc, mid, 0)

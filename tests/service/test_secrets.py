@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import random
 
+import every_game
 import msgspec
 import pytest
 from click.testing import CliRunner
+from every_game import games, heuristic
 from serving import bearer
 
-from kartludo.app.fairness import commitment
-from kartludo.app.matches import MatchService, stream_of
+from kartludo.app.matches.fairness import commitment
+from kartludo.app.matches.pipeline import MatchService, stream_of
 from kartludo.cli.main import cli
 from kartludo.events.base import encode, from_builtins
 from kartludo.events.uxinjo import Discarded, Drew
@@ -25,7 +27,8 @@ SEED = 4_817_202_611_930_577
 
 
 def create(client, td_token, game="uxinjo", players=PLAYERS, **body):
-    r = client.post("/matches", json={"game": game, "players": players, **body}, headers=bearer(td_token))
+    r = client.post("/matches", json={"game": game, "players": players, "auto_deal": False, **body},
+                    headers=bearer(td_token))
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -41,7 +44,7 @@ def play(store, mid, *, until_deal_ends=True):
     svc = MatchService(store)
     match = svc.load(mid)
     game, rng = match.game, random.Random(3)
-    bot = game.bots()["heuristic"]
+    bot = heuristic(game.name)
     while not (game.can_deal(match.state) or game.is_finished(match.state)):
         seat = game.to_act(match.state)[0]
         svc.execute(mid, svc.play(bot.choose(game, match.state, seat, game.legal_commands(match.state, seat), rng)),
@@ -184,10 +187,11 @@ def test_seats_see_the_commitment_while_the_deal_runs_and_check_it_once_it_ends(
     assert commitment(public["salt"], public["deck"]) == public["commitment"]
 
 
-@pytest.mark.parametrize("game_name, players", [("hakamo", ["ann", "bob", "cy", "dee"]),
-                                                ("laugavatnsmanni", PLAYERS)])
-def test_a_player_checks_a_deal_over_http(server, store, td_token, game_name, players):
+@pytest.mark.parametrize("game_name", games())
+def test_a_player_checks_a_deal_over_http(server, store, td_token, game_name):
     import httpx
+
+    players = every_game.players(game_name)
 
     with httpx.Client(base_url=server, timeout=30) as http:
         created = create(http, td_token, game_name, players)

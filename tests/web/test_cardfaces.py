@@ -1,4 +1,4 @@
-"""The diagrams' card pictures (app/cardfaces.py) are the web's (cards.js), byte for byte."""
+"""The diagrams' card pictures (app/casebook/cardfaces.py) are the web's (cards.js), byte for byte."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kartludo.app.cardfaces import FRENCH_DECK, HIDDEN, JX_DECK, card_markup
+from kartludo.app.casebook.cardfaces import FRENCH_DECK, HIDDEN, JX_DECK, card_markup
 
 CARDS_JS = Path(__file__).resolve().parents[2] / "web" / "static" / "js" / "cards.js"
 

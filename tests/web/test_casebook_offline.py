@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from scenarios import foul_then_void_win
 
-from kartludo.app import hypotheticals as hy
-from kartludo.app import rollouts as ro
-from kartludo.app.casebook import write
-from kartludo.app.diagrams import diagram_cards
-from kartludo.app.matches import MatchService
-from kartludo.projections.queries import list_rulings
+from kartludo.app.audit.trail import list_rulings
+from kartludo.app.casebook.cases import write
+from kartludo.app.casebook.diagrams import diagram_cards
+from kartludo.app.hypotheticals import hypothetical as hy
+from kartludo.app.hypotheticals import rollouts as ro
+from kartludo.app.matches.pipeline import MatchService
 from kartludo.store import EventStore
 from kartludo.store.database import create_engine, upgrade
 

@@ -9,9 +9,9 @@ import httpx
 import pytest
 from scenarios import foul_then_void_win
 
-from kartludo.app.audit import appeal
-from kartludo.app.matches import MatchService
-from kartludo.projections.queries import resolve_ruling
+from kartludo.app.audit.rulings import appeal
+from kartludo.app.audit.trail import resolve_ruling
+from kartludo.app.matches.pipeline import MatchService
 
 RULING = "uxinjo-d1-Or"
 
@@ -59,6 +59,9 @@ def test_followers_see_the_leaders_moves_live_and_cannot_move(site, browser, pag
     # the follower's link reads, never moves
     link = opened["link"]
     moved = httpx.post(f"{site.url}/hearings/{mid}/{RULING}/moves", params={"link": link}, json={"step": 1})
+    assert moved.status_code == 400 and "unknown query parameter 'link'" in moved.text  # moves take no link
+    moved = httpx.post(f"{site.url}/hearings/{mid}/{RULING}/moves", headers={"Authorization": f"Bearer {link}"},
+                       json={"step": 1})
     assert moved.status_code in (401, 403)
     assert site.api("GET", f"/hearings/{mid}/{RULING}?link={link}")["step"] == k
 
@@ -174,7 +177,7 @@ def test_the_leader_plays_a_hypothetical_and_rolls_it_out_while_followers_watch(
 
 
 def test_a_hearing_link_expires_by_itself(site, room, monkeypatch):
-    from kartludo.app import hearing
+    from kartludo.app.audit import hearing
 
     mid, _ = room
     short = httpx.post(f"{site.url}/hearings/{mid}/{RULING}", params={"expires_in": 5},
@@ -194,7 +197,7 @@ def test_a_hearing_link_expires_by_itself(site, room, monkeypatch):
 
 
 def test_a_hearing_shows_only_hypotheticals_of_its_own_deal(site, room):
-    from kartludo.app import hypotheticals as hy
+    from kartludo.app.hypotheticals import hypothetical as hy
 
     mid, _ = room
     elsewhere = MatchService(site.store).create("uxinjo", ["dan", "eve", "fay"], seed=5)
@@ -212,7 +215,7 @@ def test_the_replay_shows_the_hearings_annotations_at_their_events(site, page, r
     step they were made on, and marks those steps in the event list."""
     from playwright.sync_api import expect
 
-    from kartludo.app.hearing import annotate
+    from kartludo.app.audit.hearing import annotate
 
     mid, _ = room
     frame = site.api("GET", f"/hearings/{mid}/{RULING}", site.td_token)
@@ -230,7 +233,7 @@ def test_the_replay_shows_the_hearings_annotations_at_their_events(site, page, r
 def test_a_player_comments_from_the_replay_and_the_td_from_the_room(site, page, room):
     from playwright.sync_api import expect
 
-    from kartludo.app.hearing import annotations_of
+    from kartludo.app.audit.hearing import annotations_of
     from kartludo.app.tokens import issue
 
     mid, _ = room
@@ -301,8 +304,8 @@ def test_the_ruling_page_lists_the_deals_hypotheticals_with_their_results(site, 
     it: where each starts, its settled deal score or its last rollout's means."""
     from playwright.sync_api import expect
 
-    from kartludo.app import hypotheticals as hy
-    from kartludo.app import rollouts as ro
+    from kartludo.app.hypotheticals import hypothetical as hy
+    from kartludo.app.hypotheticals import rollouts as ro
 
     mid, _ = room
     played = hy.create(site.store, mid, 1, 2, label="had ann discarded")

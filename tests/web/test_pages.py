@@ -11,9 +11,10 @@ from collections import Counter
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from every_game import games, heuristic
 
-from kartludo.app.matches import MatchService
-from kartludo.app.replay import Navigator, build
+from kartludo.app.matches.pipeline import MatchService
+from kartludo.app.reading.replay import Navigator, build
 from kartludo.engine.base import ALL
 
 PLAYERS = ["ann", "bob", "cy"]
@@ -24,7 +25,7 @@ def play_deal_out(store, mid: str, seed: int = 3) -> None:
     svc = MatchService(store)
     match = svc.load(mid)
     game, rng = match.game, random.Random(seed)
-    bot = game.bots()["heuristic"]
+    bot = heuristic(game.name)
     while True:
         state = svc.load(mid).state
         if game.can_deal(state) or game.is_finished(state):
@@ -35,8 +36,9 @@ def play_deal_out(store, mid: str, seed: int = 3) -> None:
 
 
 def dealt_match(site, game: str = "uxinjo", players=PLAYERS, seed: int = 11) -> dict:
+    """A match created over HTTP: the table deals its first deal at once."""
     created = site.api("POST", "/matches", site.td_token, json={"game": game, "players": players, "seed": seed})
-    site.api("POST", f"/matches/{created['match']}/deals", site.td_token)
+    assert created["dealt"]
     return created
 
 
@@ -194,21 +196,15 @@ def test_live_table_plays_by_clicking_and_hides_other_hands(site, page, shots):
     mine = site.api("GET", f"/matches/{mid}/state", tokens[me])
     assert len(mine["hands"][me]) == before + 1
     page.screenshot(path=shots / "table-after-draw.png", full_page=True)
-    # discard: select a card (the keyboard works too: focus + Enter), then confirm
-    card = page.locator("#dock .dock-hand button.card.selectable").first
+    # discard: a card only the discard takes goes by one click (the keyboard works too:
+    # focus + Enter); a card an eltiri could take too is selected first (tests/web/test_moves.py)
+    card = page.locator("#dock .dock-hand button.card.direct").first
     code = card.get_attribute("data-card")
-    assert card.get_attribute("aria-pressed") == "false"
+    assert card.get_attribute("data-command") == f"discard {code}"
+    assert card.get_attribute("aria-label").startswith("Discard ")
     card.focus()
     page.keyboard.press("Enter")
-    page.wait_for_selector(f"#dock .dock-hand [data-card='{code}'][aria-pressed='true']")
-    confirm = page.locator("#legal .cards-move[data-verb='discard'] button")
-    assert confirm.get_attribute("data-command") == f"discard {code}" and "Discard" in confirm.inner_text()
-    # tap again to drop the card: nothing to confirm then
-    page.locator(f"#dock .dock-hand [data-card='{code}'][aria-pressed='true']").click()
-    page.wait_for_selector("#legal .cards-move[data-verb='discard'] button[disabled]")
-    page.locator(f"#dock .dock-hand [data-card='{code}']").first.click()
-    page.click(f"#legal button[data-command='discard {code}']")
-    page.wait_for_function("!document.querySelector('#legal .cards-move[data-verb=\"discard\"]')")
+    page.wait_for_function("!document.querySelector('#dock .dock-hand button.card.direct')")
     events = site.api("GET", f"/matches/{mid}/events", tokens[me])
     discards = [e for e in events if e["type"] == "uxinjo.discarded"]
     assert discards[-1]["payload"]["card"] == code and discards[-1]["actor"] == me
@@ -288,9 +284,15 @@ def test_ruling_page_and_its_replay_link(site, page, shots):
     assert [line.split(" by ")[0] for line in shown] == [h["kind"] for h in r["history"]]
     assert all(h["reason"] in line for h, line in zip(r["history"], shown))
     assert page.locator("#main [data-card]").count() > 0  # the table at the ruling
-    # the caption and the ruling's own box name the same step: the table stands before it
-    step = re.search(r"Step (\d+) · #", text).group(1)
-    assert f"Before step {step} of deal {r['deal']}" in text, text
+    # the caption and the ruling's own box name the same step, the ruling's step in the replay's numbering
+    # (issue 38: "Step 3 of deal 1" stood above a box headed "Step 4"), and the table drawn is the one the
+    # ruling was made in: the replay's table at the step before
+    k = next(s.index for s in build(mid, MatchService(site.store).records(mid), r["deal"]).steps
+             if s.record.position == r["position"])
+    assert k > 1 and re.findall(r"\b[Ss]tep (\d+)\b", page.inner_text("section[aria-labelledby=at-ruling]")) == [
+        str(k), str(k)]
+    assert f"Before step {k} of deal {r['deal']}" in text and f"Step {k} · #{r['position']}" in text, text
+    at_ruling = page.inner_text("section[aria-labelledby=at-ruling] > :last-child")
     drawn = page.eval_on_selector_all("dl.facts [data-card]", "es => es.map(e => e.dataset.card)")
     assert r["facts"]["cards"] and drawn == r["facts"]["cards"]  # the facts' cards, drawn
     # facts and voided transfers read as words, never as JSON ("null", "[]", braces)
@@ -314,6 +316,11 @@ def test_ruling_page_and_its_replay_link(site, page, shots):
     page.click("#open-replay")
     page.wait_for_selector("#now .where")
     assert f"#{r['position']}" in page.inner_text("#now .where")
+    assert f"step {k} of" in page.inner_text("#now .where")
+    assert page.inner_text("#table") != at_ruling  # the ruling changed the table (the phase, at least)
+    page.keyboard.press("ArrowLeft")  # the replay's step before the ruling: the table the ruling page shows
+    page.wait_for_function(f"document.querySelector('#now .where').innerText.includes('step {k - 1} of')")
+    assert page.inner_text("#table") == at_ruling
 
 
 def _cli(site, *args: str) -> str:
@@ -327,8 +334,8 @@ def _cli(site, *args: str) -> str:
 
 
 def test_standings_and_series_pages_match_the_cli(site, page, shots):
-    from kartludo.app.series import create_series
-    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.app.league.series import create_series
+    from kartludo.app.matches.simulate import pick_bots, play_match
 
     svc = MatchService(site.store)
     rng = random.Random(5)
@@ -383,7 +390,7 @@ def test_assets_are_served(site, page, path):
     assert resp.status == 200 and resp.body()
 
 
-@pytest.mark.parametrize("game", ["uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"])
+@pytest.mark.parametrize("game", games())
 def test_live_table_of_every_game_plays_and_shows_only_the_seats_cards(site, page, shots, game):
     from kartludo.engine.registry import get_game
 
@@ -405,16 +412,14 @@ def test_live_table_of_every_game_plays_and_shows_only_the_seats_cards(site, pag
         assert hidden and not [c for c in hidden if f'data-card="{c}"' in dom]
 
     page.goto(f"{site.url}/ui/table/{mid}#token={tokens[me]}")
-    page.wait_for_selector("#legal .move")
+    page.wait_for_selector("#legal .move, #dock .dock-hand .direct")
     mine = site.api("GET", f"/matches/{mid}/state", tokens[me])
     check(mine)
     page.screenshot(path=shots / f"{game}-table.png", full_page=True)
-    # play: select a card and confirm if a move takes one card, else the first command button
-    selectable = page.locator("#dock .dock-hand button.card.selectable")
-    single = page.locator("#legal .cards-move button")
-    if selectable.count() and single.count() == 1 and "select a card" in single.inner_text():
-        selectable.first.click()
-        page.locator("#legal .cards-move button:not([disabled])").click()
+    # play: a card by one click where its move is unambiguous, else the first command button
+    direct = page.locator("#dock .dock-hand button.card.direct")
+    if direct.count():
+        direct.first.click()
     else:
         page.locator("#legal [data-command]:not([disabled])").first.click()
     page.wait_for_function(f"document.querySelectorAll('#feed li').length > {mine['version']}")

@@ -5,15 +5,18 @@ no page shows a raw value such as ``waiting_deal``."""
 from __future__ import annotations
 
 import enum
-import importlib
 
 from kartludo.engine.phases import WORDS, phase_words
+from kartludo.engine.registry import all_games
+from kartludo.events.match import MatchCreated
 
 
 def every_phase() -> set[str]:
+    """Every value of every installed game's phase enum (the type of its state's phase)."""
     values = set()
-    for module in ("uxinjo", "hakamo", "laugavatnsmanni", "svoi_kozyri"):
-        phase = importlib.import_module(f"kartludo.engine.{module}.state").Phase
+    for game in all_games():
+        players = [f"p{i}" for i in range(game.player_counts[0])]
+        phase = type(game.start(MatchCreated(game=game.name, ruleset=game.ruleset, players=players)).phase)
         assert issubclass(phase, enum.Enum)
         values |= {p.value for p in phase}
     return values

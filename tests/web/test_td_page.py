@@ -8,7 +8,7 @@ import re
 
 import scenarios
 
-from kartludo.app.matches import MatchService
+from kartludo.app.matches.pipeline import MatchService
 
 
 def test_td_page_deals_next_shows_every_hand_and_links_the_rulings(site, page, shots):

@@ -90,6 +90,47 @@ export function storedToken(scope) {
   return sessionStorage.getItem(TOKEN_KEY(scope));
 }
 
+/** The TD pages' one token (the TD page's and the new-match page's alike). */
+export const TD_SCOPE = "td";
+
+/**
+ * A TD page without a usable token asks for one: ``title`` heads the page, ``intro``
+ * says what the token is for; the token typed is kept in the tab, then ``onToken(token)``.
+ */
+export function askForTdToken(main, { title, message = null, intro, onToken }) {
+  const input = el("input", { type: "password", id: "token", name: "token", autocomplete: "off", required: true, size: 40 });
+  show(main,
+    el("h1", {}, title),
+    message ? el("p", { class: "error", role: "alert" }, message) : null,
+    el("p", {}, intro, " It stays in this browser tab and is sent only to this server."),
+    el("form", { class: "token", onsubmit: (e) => {
+      e.preventDefault();
+      const token = input.value.trim();
+      storeToken(TD_SCOPE, token);
+      onToken(token);
+    } }, el("label", { for: "token" }, "TD token ", input), el("button", { type: "submit", class: "primary" }, "Open")));
+  input.focus();
+}
+
+/**
+ * Who holds a TD page's ``token`` (GET /me): {holder} for a TD's, else {refused: why}
+ * (an unknown or revoked token, or a seat's), the token forgotten in this tab.
+ */
+export async function tdHolder(token, what = "this page needs a TD token") {
+  let me;
+  try {
+    me = await api("/me", { token });
+  } catch (err) {
+    storeToken(TD_SCOPE, null);
+    return { refused: err.status === 401 ? "That token is unknown or revoked." : err.message };
+  }
+  if (me.role !== "td") {
+    storeToken(TD_SCOPE, null);
+    return { refused: `That is a seat token: ${what}.` };
+  }
+  return { holder: me };
+}
+
 /**
  * The games this server has (GET /games: name, title, player counts, options, seats,
  * verbs, rules page and table module), loaded once before any page runs. No page

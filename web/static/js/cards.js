@@ -211,7 +211,7 @@ function kindOf(code) {
   return "unknown";
 }
 
-/** The card's <svg> markup, a string (app/diagrams.py draws the very same, checked by a test). */
+/** The card's <svg> markup, a string (app/casebook/diagrams.py draws the very same, checked by a test). */
 export function cardMarkup(code, { small = false } = {}) {
   const name = cardName(code);
   const width = small ? 36 : 56;

@@ -1,7 +1,8 @@
 // The hearing room: a shared replay of a ruled deal. The TD leads (opened with
 // #token=TD): steps, jumps to the ruling, switches seat views, opens a hypothetical from
 // the moment shown and plays other moves in it, runs rollouts (drawn as a chart per
-// player), proposes an adjusted score and decides. Followers open the TD's read-only
+// player; each run a job of the server, followed with a progress bar and cancellable),
+// proposes an adjusted score and decides. Followers open the TD's read-only
 // link (#link=…) and see the same moment live (SSE); they cannot move.
 import { api, el, errorBox, page, ruleLink, show, takeTokenFromFragment } from "../api.js";
 import { facts, signed } from "../facts.js";
@@ -140,30 +141,184 @@ async function play(hypo, player, command) {
   }
 }
 
-// One run at a time: the button stays off while the deals play (up to 10,000 of them
-// take a while), and the status counts the seconds, so a long run reads as working.
+// --- rollout jobs: started, followed (progress bar, SSE) and cancelled -----------------------
+// A run is a job of the server (POST answers 202 at once): the page follows its progress
+// on the job's event stream, draws the chart when its result is recorded, and can cancel
+// it. One run at a time per hypothetical: Run stays off while one runs, and the status
+// counts the seconds, so a long run reads as working. The job survives a reload: the
+// page asks the hypothetical for a running job and follows it again.
+let job = null; // { hypo, id, n, done, status, started, stop } while a run is followed
+let jobNote = null; // { hypo, text } how the last followed run ended, when not with a result
+let jobTimer = null;
+const jobsLooked = new Set(); // hypotheticals whose running job was looked for once
+
+function jobText(j) {
+  const s = Math.floor((Date.now() - j.started) / 1000);
+  return `playing ${j.n} deals…${s ? ` ${s} s` : ""}`;
+}
+
+// Draws the run's state into the form on screen (it is drawn anew with every frame).
+function drawJob() {
+  const form = document.getElementById("rollout-form");
+  if (!form) return;
+  const run = form.querySelector("#rollout-run");
+  const status = form.querySelector(".rollout-status");
+  const box = form.querySelector(".rollout-job");
+  const mine = job && form.dataset.hypo === job.hypo;
+  run.disabled = Boolean(mine);
+  if (!mine) {
+    box.replaceChildren();
+    if (jobNote && jobNote.hypo === form.dataset.hypo) status.textContent = jobNote.text;
+    return;
+  }
+  status.textContent = jobText(job);
+  if (!job.id) { box.replaceChildren(); return; } // the request is on its way
+  let bar = box.querySelector("#rollout-progress");
+  if (!bar) {
+    bar = el("progress", { id: "rollout-progress", max: job.n, value: 0, "aria-label": "Rollouts played" });
+    box.replaceChildren(bar, " ", el("span", { id: "rollout-count" }), " ",
+      el("button", { type: "button", id: "rollout-cancel", onclick: () => cancelJob() }, "Cancel"));
+  }
+  bar.max = job.n;
+  bar.value = job.done;
+  box.querySelector("#rollout-count").textContent = `${job.done} of ${job.n} deals played`;
+}
+
+function stopFollowing(note) {
+  if (job && job.stop) job.stop();
+  jobNote = note ? { hypo: job.hypo, text: note } : null;
+  job = null;
+  clearInterval(jobTimer);
+  jobTimer = null;
+  drawJob();
+}
+
+async function ended(j, doc) {
+  if (job !== j) return;
+  if (doc.status === "done" || doc.n !== undefined) {  // the result is recorded: the chart shows it
+    stopFollowing(null);
+    try {
+      render(await api(base, { token }));
+    } catch (err) {
+      say(nodes.message, err);
+    }
+    return;
+  }
+  const why = doc.reason ? ` (${doc.reason})` : "";
+  stopFollowing(`${doc.status} after ${doc.done} of ${doc.total} deals: no result recorded${why}`);
+}
+
+// Follow the job's Server-Sent Events (fetched: EventSource cannot send the token);
+// if the stream breaks off, ask for the job once a second instead.
+function follow(j) {
+  const controller = new AbortController();
+  j.stop = () => controller.abort();
+  const url = `/hypotheticals/${encodeURIComponent(j.hypo)}/rollouts/${encodeURIComponent(j.id)}`;
+  async function stream() {
+    const resp = await fetch(`${url}/stream`, { headers: { Accept: "text/event-stream", Authorization: `Bearer ${token}` }, signal: controller.signal });
+    if (!resp.ok) throw new Error(`job stream: ${resp.status}`);
+    const reader = resp.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+        const msg = { event: "message", data: [] };
+        for (const line of block.split(/\r?\n/)) {
+          if (line.startsWith(":")) continue;
+          const i = line.indexOf(":");
+          const field = i < 0 ? line : line.slice(0, i);
+          const val = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
+          if (field === "data") msg.data.push(val);
+          else msg[field] = val;
+        }
+        if (!msg.data.length || job !== j) continue;
+        const data = JSON.parse(msg.data.join("\n"));
+        if (msg.event === "progress") {
+          j.done = data.done;
+          drawJob();
+        } else {
+          await ended(j, data);
+          return;
+        }
+      }
+    }
+  }
+  async function poll() {
+    while (job === j) {
+      try {
+        const doc = await api(url, { token });
+        j.done = doc.done;
+        drawJob();
+        if (doc.status !== "running") return ended(j, doc.status === "done" ? doc.result : doc);
+      } catch (err) {
+        if (err.status === 401 || err.status === 403 || err.status === 404) return stopFollowing(err.message);
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  stream().catch(() => {}).then(() => { if (job === j) poll(); });
+}
+
+function startFollowing(hypo, doc, started = Date.now()) {
+  if (job && job.stop) job.stop();
+  job = { hypo, id: doc.job, n: doc.total, done: doc.done, started, stop: null };
+  jobNote = null;
+  clearInterval(jobTimer);
+  jobTimer = setInterval(drawJob, 1000);
+  drawJob();
+  follow(job);
+}
+
 async function rollout(hypo, form) {
   const n = Number(form.querySelector("[name=n]").value);
   const hidden = form.querySelector("[name=hidden]").value;
-  const status = form.querySelector(".rollout-status");
-  const run = form.querySelector("#rollout-run");
   const started = Date.now();
-  const tick = () => {
-    const s = Math.floor((Date.now() - started) / 1000);
-    status.textContent = `playing ${n} deals…${s ? ` ${s} s` : ""}`;
-  };
-  run.disabled = true;
-  tick();
-  const timer = setInterval(tick, 1000);
+  job = { hypo, id: null, n, done: 0, started, stop: null };  // the request is on its way
+  jobNote = null;
+  clearInterval(jobTimer);
+  jobTimer = setInterval(drawJob, 1000);
+  drawJob();
   try {
-    await api(`/hypotheticals/${encodeURIComponent(hypo)}/rollouts`, { token, method: "POST", body: { n, hidden } });
-    status.textContent = "";
-    render(await api(base, { token }));
+    const doc = await api(`/hypotheticals/${encodeURIComponent(hypo)}/rollouts`, { token, method: "POST", body: { n, hidden } });
+    startFollowing(hypo, doc, started);
   } catch (err) {
-    say(status, err);
-  } finally {
-    clearInterval(timer);
-    run.disabled = false;
+    stopFollowing(null);
+    const status = document.querySelector("#rollout-form .rollout-status");
+    if (status) say(status, err);
+    if (err.status === 409) resumeJob(hypo, true);  // one runs already (another tab?): follow it
+  }
+}
+
+async function cancelJob() {
+  if (!job || !job.id) return;
+  const j = job;
+  try {
+    const doc = await api(`/hypotheticals/${encodeURIComponent(j.hypo)}/rollouts/${encodeURIComponent(j.id)}`, { token, method: "DELETE" });
+    await ended(j, doc);
+  } catch (err) {
+    say(nodes.message, err);  // it ended first: its stream says how
+  }
+}
+
+// A run of the hypothetical already going (the page reloaded, another tab started it).
+async function resumeJob(hypo, again = false) {
+  if (!token || (jobsLooked.has(hypo) && !again) || (job && job.hypo === hypo)) return;
+  jobsLooked.add(hypo);
+  try {
+    const running = (await api(`/hypotheticals/${encodeURIComponent(hypo)}/rollouts`, { token }))
+      .filter((j) => j.status === "running");
+    if (running.length && !(job && job.hypo === hypo)) {
+      const doc = running[running.length - 1];
+      startFollowing(hypo, doc, Date.parse(doc.started_at) || Date.now());
+    }
+  } catch (err) {
+    say(nodes.message, err);
   }
 }
 
@@ -175,13 +330,15 @@ function hypoControls(h) {
     return el("div", { class: "hypo-play" }, el("strong", {}, p), " ", choice, " ",
       el("button", { type: "button", id: `hypo-play-${p}`, onclick: () => play(h.id, p, choice.value) }, "Play"));
   });
-  const form = el("form", { class: "rollout", id: "rollout-form", onsubmit: (ev) => { ev.preventDefault(); rollout(h.id, form); } },
+  const form = el("form", { class: "rollout", id: "rollout-form", dataset: { hypo: h.id },
+    onsubmit: (ev) => { ev.preventDefault(); if (!(job && job.hypo === h.id)) rollout(h.id, form); } },
     el("label", {}, "Rollouts ", el("input", { name: "n", type: "number", min: 1, max: 10000, value: 200, size: 6 })),
     el("label", {}, " unseen cards ",
       el("select", { name: "hidden" }, el("option", { value: "actual" }, "as they were"),
         el("option", { value: "resample" }, "dealt afresh"))),
     " ", el("button", { type: "submit", id: "rollout-run" }, "Run"), " ",
-    el("span", { class: "rollout-status", role: "status" }));
+    el("span", { class: "rollout-status", role: "status" }), " ",
+    el("span", { class: "rollout-job" }));
   const nobody = !players.length && !h.settled
     ? el("p", { class: "muted" }, "No seat may move at this moment (the rules wait for a TD's ruling here): open the hypothetical from another step.")
     : null;
@@ -371,6 +528,8 @@ function render(f) {
     f.annotations.length
       ? el("ul", { id: "annotations" }, f.annotations.map((a) => el("li", {}, el("strong", {}, a.by), ` on #${a.position} (step ${a.step}): ${a.text}`)))
       : el("p", { class: "muted" }, "none"));
+  drawJob();  // a run in progress keeps its bar across frames
+  if (token && f.hypothetical && !f.hypothetical.settled) resumeJob(f.hypothetical.id);
 }
 
 function closed(text) {

@@ -13,13 +13,13 @@ async function load(main, game) {
   } }, el("option", { value: "" }, "every game"),
   GAMES.map((g) => el("option", { value: g, selected: g === game }, gameTitle(g))));
   const body = rows.map((m) => el("tr", { dataset: { match: m.match } },
-    el("td", {}, el("a", { href: `/ui/replay/${m.match}` }, m.match)),
-    el("td", {}, gameTitle(m.game)),
-    el("td", {}, m.players.join(", ")),
-    el("td", {}, el("span", { class: `status ${m.status}` }, m.status.replace("_", " "))),
-    el("td", { class: "num" }, m.deal || "–"),
-    el("td", {}, m.series ? el("a", { href: `/ui/series/${m.series}` }, m.series) : ""),
-    el("td", {}, el("time", { datetime: m.created_at }, formatTime(m.created_at))),
+    el("td", { "data-label": "Match" }, el("a", { href: `/ui/replay/${m.match}` }, m.match)),
+    el("td", { "data-label": "Game" }, gameTitle(m.game)),
+    el("td", { "data-label": "Players" }, m.players.join(", ")),
+    el("td", { "data-label": "Status" }, el("span", { class: `status ${m.status}` }, m.status.replace("_", " "))),
+    el("td", { class: "num", "data-label": "Deal" }, m.deal || "–"),
+    m.series ? el("td", { "data-label": "Series" }, el("a", { href: `/ui/series/${m.series}` }, m.series)) : el("td", {}),
+    el("td", { "data-label": "Created" }, el("time", { datetime: m.created_at }, formatTime(m.created_at))),
     el("td", {}, el("a", { href: `/ui/replay/${m.match}`, "aria-label": `replay match ${m.match}` }, "replay"),
       " · ", el("a", { href: `/ui/table/${m.match}`, "aria-label": `seat table of match ${m.match}` }, "table")),
   ));
@@ -27,7 +27,7 @@ async function load(main, game) {
     el("h1", {}, "Matches"),
     el("div", { class: "filters" }, el("label", { for: "game-filter" }, "Game", filter)),
     rows.length
-      ? el("div", { class: "scroll" }, el("table", { class: "data", id: "matches" },
+      ? el("div", { class: "scroll" }, el("table", { class: "data stack", id: "matches" },
           el("caption", { class: "muted" }, `${rows.length} match${rows.length === 1 ? "" : "es"}, newest first`),
           el("thead", {}, el("tr", {}, ["Match", "Game", "Players", "Status", "Deal", "Series", "Created", "Open"]
             .map((h) => el("th", { scope: "col", class: h === "Deal" ? "num" : null }, h)))),

@@ -141,28 +141,33 @@ function setViews() {
 }
 
 // --- drawing --------------------------------------------------------------------------
+// [move, key, label, what it does, label on a phone (the buttons then fit one row)]
 const KEYS = [
-  ["first", "Home", "« First", "first step"],
-  ["prevTurn", "ArrowUp", "↑ Turn", "previous turn or trick"],
-  ["prev", "ArrowLeft", "← Back", "previous event"],
-  ["next", "ArrowRight", "Next →", "next event"],
-  ["nextTurn", "ArrowDown", "Turn ↓", "next turn or trick"],
-  ["last", "End", "Last »", "last step"],
-  ["nextRuling", "r", "Next ruling (r)", "next ruling or settlement"],
+  ["first", "Home", "« First", "first step", "«"],
+  ["prevTurn", "ArrowUp", "↑ Turn", "previous turn or trick", "↑"],
+  ["prev", "ArrowLeft", "← Back", "previous event", "←"],
+  ["next", "ArrowRight", "Next →", "next event", "→"],
+  ["nextTurn", "ArrowDown", "Turn ↓", "next turn or trick", "↓"],
+  ["last", "End", "Last »", "last step", "»"],
+  ["nextRuling", "r", "Next ruling (r)", "next ruling or settlement", "r ⚖"],
 ];
+
+/** A button's text: the full label, or its short form on a narrow screen (CSS picks one). */
+const twoLabels = (long, short) => [el("span", { class: "long" }, long), el("span", { class: "short", "aria-hidden": "true" }, short)];
 
 function drawAll() {
   const players = rep.steps[0].state.players;
   const game = rep.steps[0].state.game;
   const dealPicker = el("select", { id: "deal", onchange: (e) => openDeal(Number(e.target.value)).catch(fail) },
     rep.deals.map((d) => el("option", { value: d, selected: d === rep.deal }, `deal ${d}`)));
-  const viewButton = el("button", { type: "button", id: "view", "aria-keyshortcuts": "v", onclick: () => cycleView().catch(fail) },
-    `View: ${viewLabel(rep.view)} (v)`);
+  const viewButton = el("button", { type: "button", id: "view", "aria-keyshortcuts": "v", "aria-label": `View: ${viewLabel(rep.view)}`,
+    onclick: () => cycleView().catch(fail) },
+  twoLabels(`View: ${viewLabel(rep.view)} (v)`, `v: ${rep.view}`));
   const controls = el("div", { class: "controls", role: "toolbar", "aria-label": "Replay controls" },
-    KEYS.map(([move, key, text, label]) => el("button", {
+    KEYS.map(([move, key, text, label, short]) => el("button", {
       type: "button", "data-move": move, "aria-keyshortcuts": key, "aria-label": label,
       onclick: () => go(moves[move]()),
-    }, text)), viewButton);
+    }, twoLabels(text, short))), viewButton);
   nodes.now = el("p", { class: "now", id: "now", "aria-live": "polite" });
   nodes.table = el("div", { id: "table" });
   nodes.notes = el("div", { id: "notes", "aria-live": "polite" });
@@ -172,14 +177,15 @@ function drawAll() {
       notes.has(s.event.position)
         ? el("span", { class: "note-mark", title: "annotated at the hearing" }, ` ✎${notes.get(s.event.position).length}`)
         : null))));
+  // the moves and the moment shown stay at the top of the screen as the page scrolls
+  // (on a phone too, in one row of short buttons); the table below fits a 1280×800 screen
   show(main,
     el("div", { class: "replay-head" },
       el("h1", {}, `Replay · ${gameTitle(game)} · ${matchId}`),
       el("label", { for: "deal" }, "Deal ", dealPicker),
-      el("span", { class: "muted" }, players.join(", ")),
-    ),
-    rep.ended ? null : el("p", { class: "note" }, `Deal ${rep.deal} is still being played: you see ${viewLabel(rep.view)}.`),
+      el("span", { class: "muted players" }, players.join(", "))),
     el("div", { class: "replay-bar" }, controls, nodes.now),
+    rep.ended ? null : el("p", { class: "note" }, `Deal ${rep.deal} is still being played: you see ${viewLabel(rep.view)}.`),
     nodes.notes,
     el("div", { class: "replay-body" },
       el("section", { "aria-label": "Table" }, nodes.table),
@@ -208,7 +214,9 @@ function drawStep() {
     token && rulingsHere.length ? commentForm(s) : null,
   ].filter(Boolean));
   try {
-    nodes.table.replaceChildren(renderTable(s.state));
+    const table = renderTable(s.state, { smallHands: true });
+    table.classList.add("t-compact");
+    nodes.table.replaceChildren(table);
   } catch (err) {
     nodes.table.replaceChildren(errorBox(err));
   }

@@ -1,8 +1,19 @@
 // One ruling: the facts, the rule, its effect and status, the dispute history, and the
 // table as it stood when the ruling was made, with a link to that step of the replay.
-import { api, ApiError, el, errorBox, formatTime, GAMES, gameTitle, page, ruleLink, show, storedToken } from "../api.js";
+// A player of the match appeals it here with their seat token (the one their table was
+// opened with in this tab, or given as #token=… or typed), a TD with a TD token: each
+// person once, while the ruling is undecided (the README's audit section).
+import {
+  api, ApiError, el, errorBox, formatTime, GAMES, gameTitle, page, ruleLink, show, storedToken, storeToken, takeTokenFromFragment,
+} from "../api.js";
 import { facts, signed, words } from "../facts.js";
 import { renderTable } from "../tables/index.js";
+
+/** The table drawn as the replay draws it (compact: every hand small), so the two read alike. */
+function compact(table) {
+  table.classList.add("t-compact");
+  return table;
+}
 
 /** A seat as the CLI says it too: the game's seat label (Or, Su, …). */
 function seatLabel(r) {
@@ -11,6 +22,7 @@ function seatLabel(r) {
 }
 
 const { main, data } = page();
+takeTokenFromFragment(data.match);
 
 /** A voided transfer in words: who would have paid whom, how much, why, and where. */
 function voided(v) {
@@ -41,7 +53,55 @@ async function hypotheticals(r, token) {
   }));
 }
 
-async function load() {
+/** Who holds ``token``: {role, player, label} (null for none, or one this server refuses). */
+async function holder(token) {
+  if (!token) return null;
+  try {
+    return await api("/me", { token });
+  } catch {
+    return null;
+  }
+}
+
+/** The appeal form: a seat of the ruling's match appeals as its player, a TD under its label. */
+async function appealBox(r, token) {
+  const h2 = el("h2", { id: "appeal" }, "Appeal");
+  if (r.status === "decision") return [h2, el("p", { class: "muted" }, "A decision without a penalty is not appealable.")];
+  if (r.status !== "standing" && r.status !== "appealed") {
+    return [h2, el("p", { class: "muted", id: "appeal-closed" }, `Decided (${r.status}): the appeal is closed.`)];
+  }
+  const me = await holder(token);
+  const mine = me && ((me.role === "seat" && me.match === r.match) || me.role === "td");
+  const who = !mine ? null : me.role === "td" ? `TD ${me.label || "td"}` : me.player;
+  const reason = el("textarea", { id: "appeal-reason", rows: 3, cols: 60, maxlength: 2000, required: true,
+    "aria-describedby": "appeal-help" });
+  const tokenInput = mine ? null : el("input", { type: "password", id: "appeal-token", autocomplete: "off", required: true, size: 36 });
+  const said = el("div", { id: "appeal-message", "aria-live": "assertive" });
+  const form = el("form", { id: "appeal-form", class: "appeal", onsubmit: async (e) => {
+    e.preventDefault();
+    said.replaceChildren();
+    const using = mine ? token : tokenInput.value.trim();
+    try {
+      await api(`/audit/${encodeURIComponent(r.match)}/${encodeURIComponent(r.ruling_id)}/appeal`, {
+        token: using, method: "POST", body: { reason: reason.value.trim() },
+      });
+      if (!mine) storeToken(r.match, using);
+      await load(`Appeal recorded${who ? ` for ${who}` : ""}: a TD decides it.`);
+    } catch (err) {
+      said.replaceChildren(errorBox(err));
+    }
+  } },
+  mine ? el("p", {}, `Appealing as ${who}.`)
+    : el("p", {}, el("label", { for: "appeal-token" }, "Your seat token "), tokenInput, " ",
+      el("span", { class: "muted" }, "(the token of your seat link: it stays in this tab and is sent only to this server)")),
+  el("p", {}, el("label", { for: "appeal-reason" }, "Why the ruling is wrong"), el("br"), reason),
+  el("p", { class: "muted", id: "appeal-help" }, "Each player of the match (and a TD) may appeal once while the ruling is undecided; ",
+    "every appeal is recorded with its reason, and one TD decision answers them all."),
+  el("p", {}, el("button", { type: "submit", class: "primary", id: "appeal-send" }, "Appeal the ruling")), said);
+  return [h2, form];
+}
+
+async function load(notice = null) {
   const r = await api(`/audit/${encodeURIComponent(data.match)}/${encodeURIComponent(data.ruling)}`);
   const token = storedToken(r.match);
   let replay = null;
@@ -61,11 +121,13 @@ async function load() {
       el("h2", { id: "at-ruling" }, before ? "The table when the ruling was made" : "The table after the ruling"),
       el("p", { class: "muted" }, `${before ? `Before step ${k}` : `After step ${k}`} of deal ${r.deal}, ${replay.ended ? "every hand shown" : `seen as ${replay.view}`}.`),
       el("p", { class: "now" }, el("span", { class: "where" }, `Step ${k} · #${r.position}`), replay.steps[k - 1].description),
-      renderTable((before || replay.steps[k - 1]).state));
+      compact(renderTable((before || replay.steps[k - 1]).state, { smallHands: true })));
   }
   const hypos = await hypotheticals(r, token);
+  const appeal = await appealBox(r, token);
   show(main,
     el("h1", {}, `Ruling ${r.id}`),
+    notice ? el("p", { class: "note", role: "status", id: "notice" }, notice) : null,
     el("p", {}, `${gameTitle(r.game)} · match `, el("a", { href: `/ui/replay/${r.match}` }, r.match),
       ` · deal ${r.deal} · ${r.player} (seat ${seatLabel(r)}) · recorded ${formatTime(r.recorded_at)}`),
     el("p", {}, el("a", { href: link, class: "button", id: "open-replay" }, "Open the replay at this step")),
@@ -87,6 +149,7 @@ async function load() {
       ? el("ol", { class: "history", id: "history" }, r.history.map((h) => el("li", {},
           el("strong", {}, h.kind), ` by ${h.by} · ${formatTime(h.at)} · #${h.position}: ${h.reason}`)))
       : el("p", { class: "muted", id: "history" }, "Not appealed."),
+    appeal,
     el("h2", {}, "Hypotheticals"),
     hypos,
     el("p", {}, "The appeal hearing: ", el("a", { href: `/ui/hearing/${r.match}/${r.ruling_id}`, id: "hearing-link" }, "the hearing room"),
@@ -94,6 +157,7 @@ async function load() {
     table,
     replayError ? errorBox(replayError) : null,
   );
+  if (location.hash === "#appeal" || notice) document.getElementById(notice ? "notice" : "appeal").scrollIntoView();
 }
 
 load().catch((err) => show(main, el("h1", {}, `Ruling ${data.match}/${data.ruling}`), errorBox(err)));

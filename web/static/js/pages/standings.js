@@ -3,6 +3,9 @@ import { GAMES as ALL_GAMES, api, el, errorBox, gameTitle, page, show } from "..
 
 const GAMES = ALL_GAMES.map((g) => g.name);
 const SORTS = ["rating", "matches", "wins", "score", "placement", "player"];
+/** A phone's screen: the rating right after the player, the columns a glance needs, the rest on request. */
+const NARROW = window.matchMedia("(max-width: 40rem)");
+let everyColumn = false;
 
 /** "1:2 2:1", as the CLI prints places (keys in the same string order). */
 export function formatPlaces(places) {
@@ -22,8 +25,10 @@ async function load(main, game, sort) {
     } }, options.map((o, i) => el("option", { value: o, selected: o === value }, names[i]))));
   // the columns of `kartludo standings` (its CSV's header), the provisional mark on the rating
   const total = game ? ALL_GAMES.find((g) => g.name === game)?.total : null;
-  const columns = ["rank", "player", "matches", "wins", "places", ...(total ? [total.column] : []),
+  const full = ["rank", "player", "matches", "wins", "places", ...(total ? [total.column] : []),
     "placement_points", "fouls", "rating", "mu", "sigma"];
+  const compact = NARROW.matches && !everyColumn;
+  const columns = compact ? ["rank", "player", "rating", ...(total ? [total.column] : ["matches"]), "wins"] : full;
   const cell = (r, c) => {
     if (c === "places") return formatPlaces(r.places);
     if (c === "rating") return `${r.rating.toFixed(2)}${r.provisional ? "*" : ""}`;
@@ -42,7 +47,12 @@ async function load(main, game, sort) {
     el("h1", {}, `Standings · ${game ? gameTitle(game) : "all games"}`),
     el("div", { class: "filters" },
       pick("game", "Game", ["", ...GAMES], game, ["every game", ...GAMES.map(gameTitle)]),
-      pick("sort", "Sort by", SORTS, sort, SORTS)),
+      pick("sort", "Sort by", SORTS, sort, SORTS),
+      NARROW.matches ? el("button", { type: "button", id: "columns", "aria-pressed": everyColumn ? "true" : "false",
+        onclick: () => {
+          everyColumn = !everyColumn;
+          load(main, game, sort).catch((err) => main.append(errorBox(err)));
+        } }, everyColumn ? "Fewer columns" : "Every column") : null),
     rows.length
       ? el("div", { class: "scroll" }, el("table", { class: "data", id: "standings" },
           el("thead", {}, el("tr", {}, columns.map((h) => el("th", { scope: "col", class: h === "player" || h === "places" ? null : "num" }, h)))),
@@ -57,5 +67,8 @@ async function load(main, game, sort) {
 
 const { main } = page();
 const q = new URLSearchParams(location.search);
-load(main, q.get("game") || "", SORTS.includes(q.get("sort")) ? q.get("sort") : "rating")
+const reload = () => load(main, document.getElementById("game")?.value ?? (q.get("game") || ""),
+  document.getElementById("sort")?.value ?? (SORTS.includes(q.get("sort")) ? q.get("sort") : "rating"))
   .catch((err) => show(main, el("h1", {}, "Standings"), errorBox(err)));
+reload();
+NARROW.addEventListener("change", reload); // a phone turned on its side gets every column back

@@ -1,30 +1,22 @@
 // The TD's page of one match: the table with every hand (the TD's view), Deal next when
 // a deal may start, whether the match deals by itself, and the match's rulings. Needs a
 // TD token (kept in this tab only, like a seat's).
-import { api, el, errorBox, followEvents, gameTitle, page, ruleLink, show, storeToken, takeTokenFromFragment } from "../api.js";
+import {
+  api, askForTdToken, el, errorBox, followEvents, gameTitle, page, ruleLink, show, storeToken, takeTokenFromFragment, TD_SCOPE,
+  tdHolder,
+} from "../api.js";
 import { renderTable } from "../tables/index.js";
 import { phaseText } from "../tables/common.js";
 
 const { main, data } = page();
 const matchId = data.match;
-const SCOPE = "td";
-let token = takeTokenFromFragment(SCOPE);
+let token = takeTokenFromFragment(TD_SCOPE);
 let stop = null;
 const nodes = {};
 
 function askForToken(message) {
-  const input = el("input", { type: "password", id: "token", name: "token", autocomplete: "off", required: true, size: 40 });
-  show(main,
-    el("h1", {}, `TD · ${matchId}`),
-    message ? el("p", { class: "error", role: "alert" }, message) : null,
-    el("p", {}, "This page needs a TD token. It stays in this browser tab and is sent only to this server."),
-    el("form", { class: "token", onsubmit: (e) => {
-      e.preventDefault();
-      token = input.value.trim();
-      storeToken(SCOPE, token);
-      start();
-    } }, el("label", { for: "token" }, "TD token ", input), el("button", { type: "submit", class: "primary" }, "Open")));
-  input.focus();
+  askForTdToken(main, { title: `TD · ${matchId}`, message, intro: "This page needs a TD token.",
+    onToken: (typed) => { token = typed; start(); } });
 }
 
 async function dealNext() {
@@ -45,12 +37,18 @@ async function refresh() {
     api(`/matches/${id}/state`, { token }), api(`/matches/${id}/table`, { token }), api(`/audit?match=${id}`, { token }),
   ]);
   nodes.heading.textContent = `TD · ${gameTitle(state.game)} · ${matchId}`;
-  nodes.status.textContent = [`Deal ${state.deal || "–"}`, phaseText(state.phase), state.status === "finished" ? "match over" : null,
-    state.to_act.length ? `to act: ${state.to_act.join(", ")}` : null].filter(Boolean).join(" · ");
+  const winners = (state.result && state.result.winners) || [];
+  const won = !winners.length ? null
+    : state.board ? `board ${state.board.board} of ${state.board.boards} (duplicate ${state.board.duplicate}): ${winners.join(" and ")} ${winners.length === 1 ? "has" : "share"} this table's best score`
+      : winners.length === 1 ? `${winners[0]} wins the match` : `${winners.join(" and ")} share first place`;
+  nodes.status.textContent = (state.status === "finished"
+    ? [`Deal ${state.deal || "–"}`, "match over", won]
+    : [`Deal ${state.deal || "–"}`, phaseText(state.phase), state.to_act.length ? `to act: ${state.to_act.join(", ")}` : null])
+    .filter(Boolean).join(" · ");
   nodes.deal.disabled = !table.can_deal;
   nodes.deal.textContent = `Deal next (deal ${table.deal + 1})`;
   nodes.auto.textContent = table.auto_deal
-    ? "This match deals by itself when a deal ends (recorded as dealt by the table)."
+    ? "This match deals by itself: its first deal when it was created, then each next one when a deal ends (recorded as dealt by the table)."
     : "This match deals only when a TD deals (Deal next, or kartludo match deal).";
   nodes.rulings.replaceChildren(...(rulings.length
     ? rulings.map((r) => el("li", { dataset: { ruling: r.id } },
@@ -80,19 +78,10 @@ async function start() {
     askForToken(null);
     return;
   }
-  let me;
-  try {
-    me = await api("/me", { token });
-  } catch (err) {
-    storeToken(SCOPE, null);
+  const { refused } = await tdHolder(token);
+  if (refused) {
     token = null;
-    askForToken(err.status === 401 ? "That token is unknown or revoked." : err.message);
-    return;
-  }
-  if (me.role !== "td") {
-    storeToken(SCOPE, null);
-    token = null;
-    askForToken("That is a seat token: this page needs a TD token.");
+    askForToken(refused);
     return;
   }
   nodes.heading = el("h1", {});
@@ -106,7 +95,7 @@ async function start() {
     el("div", { class: "live-head" }, nodes.heading,
       el("a", { href: `/ui/replay/${matchId}` }, "replay"),
       el("a", { href: `/ui/audit?match=${encodeURIComponent(matchId)}` }, "rulings"),
-      el("button", { type: "button", onclick: () => { storeToken(SCOPE, null); token = null; start(); } }, "Forget token")),
+      el("button", { type: "button", onclick: () => { storeToken(TD_SCOPE, null); token = null; start(); } }, "Forget token")),
     nodes.status,
     el("div", { class: "legal" }, nodes.deal), nodes.auto, nodes.message,
     el("section", { "aria-label": "Table (every hand)" }, nodes.table),

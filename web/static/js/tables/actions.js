@@ -77,21 +77,54 @@ function choiceLabel(shape, word, state) {
 }
 
 /**
- * The own hand with selectable cards: {node, count} (count = controls drawn).
- * ``picked`` holds indices into ``hand``; ``toggle(i)`` selects or drops card i.
+ * The one command a click on ``code`` makes at once, or null (the card is selected
+ * first): exactly one shape takes the card, and it takes exactly one card, laid no
+ * particular way (a Svoi Kozyri or trick play, an Uxinjo discard no eltiri could take).
  */
-export function handRow(hand, shapes, picked, toggle, player) {
-  const row = el("div", { class: "t-cards dock-hand", role: "group", "aria-label": `Your hand (${player}): ${plural(hand.length, "card")}` });
+export function directCommand(shapes, code) {
+  const takers = shapes.filter((s) => s.kind === "cards" && s.cards.includes(code));
+  if (takers.length !== 1) return null;
+  const [shape] = takers;
+  if (shape.count_max !== 1 || fewest(shape) !== 1 || Object.keys(shape.sides || {}).length) return null;
+  return `${shape.verb} ${code}`;
+}
+
+/**
+ * The own hand with selectable cards: {node, count} (count = controls drawn).
+ * ``picked`` holds indices into ``hand``; ``onCard(i)`` is a click on card i (it plays
+ * a card whose move is unambiguous, see ``directCommand``, or selects or drops it).
+ * ``onDrag(command)`` starts dragging a card whose move is unambiguous (null: ended).
+ */
+export function handRow(hand, shapes, picked, onCard, player, onDrag = null) {
+  const row = el("div", { class: "t-cards dock-hand", role: "group", tabindex: "-1",
+    "aria-label": `Your hand (${player}): ${plural(hand.length, "card")}` });
   let count = 0;
   hand.forEach((code, i) => {
     const can = selectable(shapes, code);
     const on = picked.includes(i);
-    const action = can ? { label: `${cardName(code)}${on ? " (selected)" : ""}`, onClick: () => toggle(i) } : null;
+    const direct = can && !picked.length ? directCommand(shapes, code) : null;
+    const label = direct ? `${verbLabel(direct.split(" ")[0])} ${cardName(code)}` : `${cardName(code)}${on ? " (selected)" : ""}`;
+    const action = can ? { label, onClick: () => onCard(i) } : null;
     const node = cardElement(code, { action });
+    node.dataset.index = String(i);
     if (can) {
       count += 1;
       node.classList.add("selectable");
-      node.setAttribute("aria-pressed", on ? "true" : "false");
+      if (direct) {
+        node.classList.add("direct");
+        node.dataset.command = direct;
+        if (onDrag) {
+          node.draggable = true;
+          node.addEventListener("dragstart", (e) => {
+            e.dataTransfer.setData("text/plain", direct);
+            e.dataTransfer.effectAllowed = "move";
+            onDrag(direct);
+          });
+          node.addEventListener("dragend", () => onDrag(null));
+        }
+      } else {
+        node.setAttribute("aria-pressed", on ? "true" : "false");
+      }
       if (on) node.classList.add("selected");
     }
     row.append(node);
@@ -108,6 +141,7 @@ export function handRow(hand, shapes, picked, toggle, player) {
 export function controls(shapes, { state, picked, submit, budget = MAX_CONTROLS, sides = [], onSide = () => {} }) {
   const box = el("div", { class: "legal", id: "legal", role: "group", "aria-label": "Your moves" });
   let count = 0;
+  const oneClick = []; // verbs made by a click on a card (no button)
   const add = (node, n = 1) => {
     box.append(node);
     count += n;
@@ -141,6 +175,11 @@ export function controls(shapes, { state, picked, submit, budget = MAX_CONTROLS,
           onclick: () => submit(`${shape.verb} ${word}`) }, choiceLabel(shape, word, state)));
       }
     } else if (shape.kind === "cards") {
+      // a verb whose every card is played by one click needs no button of its own
+      if (!picked.length && shape.cards.length && shape.cards.every((c) => directCommand(shapes, c))) {
+        oneClick.push(verbLabel(shape.verb).toLowerCase());
+        continue;
+      }
       const ok = fits(shape, picked);
       const words = ok ? cardWords(shape, picked, sides) : [];
       const text = [shape.verb, ...words].join(" ");
@@ -174,6 +213,10 @@ export function controls(shapes, { state, picked, submit, budget = MAX_CONTROLS,
         add(el("button", { type: "button", class: "move", "data-command": text, onclick: () => submit(text) }, text));
       }
     }
+  }
+  if (oneClick.length) {
+    box.append(el("span", { class: "muted hint one-click" },
+      `Click a card in your hand to ${oneClick.join(" or ")} it, or drag it onto the table.`));
   }
   return { node: box, count };
 }

@@ -1,10 +1,11 @@
 // Shared pieces of the table renderers: elements, badges, seat panels, the table shell.
 import { cardElement, cardName, cardRow, HIDDEN, SUIT_NAMES, SUIT_SYMBOLS } from "../cards.js";
 import { el } from "../dom.js";
+import { termLink } from "../terms.js";
 
 export { cardElement, cardName, cardRow, HIDDEN, SUIT_NAMES, SUIT_SYMBOLS };
 
-export { el };
+export { el, termLink };
 
 /** +4, -2, 0 */
 export function signed(n) {
@@ -54,6 +55,55 @@ export function phaseText(phase) {
   return PHASES[phase] || String(phase || "").replace(/_/g, " ");
 }
 
+/** The game word a phase is about (its rules section): game -> phase -> word of terms.js. */
+const PHASE_TERMS = {
+  uxinjo: { claim: "claim window", judging: "claim window" },
+  hakamo: { auction: "auction", kasxetoj: "kasxetoj", lay: "kasxetoj", kunulo: "kunulo", shares: "kunulo",
+    no_kunulo: "kunulo", declaration: "declaration", tricks: "tricks" },
+  laugavatnsmanni: { contract: "contract", great: "great", hold: "great", exchange: "manni", play: "tricks" },
+  "svoi-kozyri": { beat: "beat", extra: "extra card", free: "free play" },
+};
+
+/** The phase in words, linked to the rules section of its game word where it has one. */
+export function phaseNode(game, phase) {
+  const word = (PHASE_TERMS[game] || {})[phase];
+  return word ? termLink(game, word, phaseText(phase)) : document.createTextNode(phaseText(phase));
+}
+
+const ORDINALS = ["1st", "2nd", "3rd"];
+export const ordinal = (n) => ORDINALS[n - 1] || `${n}th`;
+
+/**
+ * The end of a match (``state.result``, there once the match is over): the winner or
+ * winners and the final ranking, best first, with the game's own total (and match
+ * points where the game gives them).
+ */
+export function resultBox(state) {
+  const r = state.result;
+  if (!r) return null;
+  const winners = r.winners || [];
+  const mp = r.match_points;
+  const list = el("ol", { class: "t-ranking", "aria-label": "Final ranking" });
+  for (const row of r.ranking || []) {
+    list.append(el("li", { class: row.rank === 1 ? "t-first" : null, data: { player: row.player, rank: String(row.rank) } },
+      el("span", { class: "t-rank" }, ordinal(row.rank)), " ", el("strong", {}, row.player), " ",
+      // points signed (+4, -1); a count where fewer is better (losses) as it is
+      el("span", { class: "t-score" }, `${(r.score_name || "total").replaceAll("_", " ")} ${r.higher_is_better === false ? row.score : signed(row.score)}`),
+      mp && r.score_name !== "match_points" ? el("span", { class: "t-score" }, ` · MP ${signed(mp[row.player])}`) : null));
+  }
+  // a duplicate board is one deal, closed when it ends: it counts only against the other tables' results on it
+  const board = state.board;
+  const head = winners.length === 0 ? "No winner"
+    : board ? `${winners.join(" and ")} ${winners.length === 1 ? "has" : "share"} this table's best score`
+      : winners.length === 1 ? `${winners[0]} wins the match` : `${winners.join(" and ")} share first place`;
+  return box(board ? `Board ${board.board}` : "Result", "t-result t-alert",
+    el("p", { class: "t-winner-line" }, el("strong", { id: "winner" }, head),
+      board ? " (scored against the other tables: see the traveller)" : r.closed ? " (closed at the series deadline)" : ""),
+    list,
+    el("p", { class: "t-note" }, r.higher_is_better === false ? "Fewer is better." : "More is better.",
+      " Ties share a place."));
+}
+
 /** The cards a viewer sees of ``player``'s hand: the faces if present, else backs. */
 export function handCodes(state, player) {
   const hands = state.hands || {};
@@ -84,7 +134,8 @@ export function facts(rows, cls = "") {
   const dl = el("dl", { class: `t-facts ${cls}`.trim() });
   for (const [term, value] of rows) {
     if (value === null || value === undefined || value === false) continue;
-    dl.append(el("div", { class: "t-fact", data: { fact: term } }, el("dt", {}, term), el("dd", {}, value)));
+    const name = term instanceof Node ? term.textContent : Array.isArray(term) ? term.map((t) => (t instanceof Node ? t.textContent : t)).join("") : term;
+    dl.append(el("div", { class: "t-fact", data: { fact: name } }, el("dt", {}, term), el("dd", {}, value)));
   }
   return dl;
 }
@@ -165,7 +216,7 @@ export function seatPanel(state, player, opts = {}, game = {}) {
  * The table: a header (game, deal, phase, to act), the centre area and a seat panel per
  * player placed round it (bottom, left, top, right; stacked on narrow screens).
  */
-export function tableShell(state, { title, game, dealText = null, subtitle = [], centre = [], seat = () => ({}), opts = {}, after = [] }) {
+export function tableShell(state, { title, game, dealText = null, subtitle = [], centre = [], side = [], seat = () => ({}), opts = {}, after = [] }) {
   const order = tableOrder(state, opts.bottom);
   const n = order.length;
   const positions = POSITIONS[n] || order.map(() => "bottom");
@@ -179,7 +230,7 @@ export function tableShell(state, { title, game, dealText = null, subtitle = [],
   const headFacts = [
     el("span", { class: "t-deal" }, dealText || `Deal ${state.deal ?? 0}`),
     ...subtitle,
-    el("span", { class: "t-phase" }, "Phase: ", el("strong", {}, phaseText(state.phase))),
+    el("span", { class: "t-phase" }, "Phase: ", el("strong", {}, phaseNode(game, state.phase))),
     toAct.length ? el("span", { class: "t-head-to-act" }, "To act: ", el("strong", {}, toAct.join(", "))) : null,
     state.status === "finished" && state.phase !== "finished" ? badge("match over", "finished") : null,
   ].filter(Boolean);
@@ -187,7 +238,8 @@ export function tableShell(state, { title, game, dealText = null, subtitle = [],
     el("h2", { id: headId }, title),
     el("p", { class: "t-head-facts" }, ...headFacts.flatMap((f, i) => (i ? [el("span", { class: "t-sep", "aria-hidden": "true" }, " · "), f] : [f])))));
   const grid = el("div", { class: "t-grid" });
-  const centreBox = el("section", { class: "t-centre", "aria-label": "Table centre" }, ...centre);
+  const centreBox = el("section", { class: "t-centre", "aria-label": "Table centre" },
+    ...[resultBox(state), ...centre].filter(Boolean));
   grid.append(centreBox);
   order.forEach((player, i) => {
     // every seat's cards the same size (a live table's own hand is also docked, full size)
@@ -196,6 +248,10 @@ export function tableShell(state, { title, game, dealText = null, subtitle = [],
     grid.append(panel);
   });
   section.append(grid);
+  // what the current moment needs sits in the centre; the deal's and match's other facts
+  // go below the seats, so the seats, the trick or pile and the hands fit one screen
+  const rest = side.filter(Boolean);
+  if (rest.length) section.append(el("section", { class: "t-side", "aria-label": "Deal and match" }, ...rest));
   for (const a of after) if (a) section.append(a);
   return section;
 }

@@ -1,8 +1,10 @@
 // Hakamo: four players, the auction, the Kasxetoj (trump and special order), the
 // Kunulo, the declaration and up to nine tricks.
 import {
-  badge, box, captioned, cardName, cardRow, colourBadge, el, facts, HIDDEN, playsList, plural, signed, tableShell,
+  badge, box, captioned, cardName, cardRow, colourBadge, el, facts, HIDDEN, playsList, plural, signed, tableShell, termLink,
 } from "./common.js";
+
+const T = (word, text) => termLink("hakamo", word, text);
 
 const BIDDING = new Set(["auction", "kasxetoj", "lay", "kunulo", "shares", "no_kunulo", "declaration", "passed_out"]);
 
@@ -13,18 +15,23 @@ const END_TEXT = {
   "nine-tricks": "all nine tricks played",
 };
 
-function trumpBadge(s) {
+function trumpBadge(s, label = "Trump: ") {
   const t = s.trump || {};
-  if (t.mode === "colour" && t.colour) return el("span", { class: "t-trump" }, "Trump: ", colourBadge(t.colour));
-  if (t.mode === "jx") return el("span", { class: "t-trump" }, "Trump: set each trick by the first other colour (upper card is a Jx)");
-  return el("span", { class: "t-trump t-trump-none" }, "No trump");
+  if (t.mode === "colour" && t.colour) return el("span", { class: "t-trump" }, label, colourBadge(t.colour));
+  if (t.mode === "jx") return el("span", { class: "t-trump" }, label, "set each trick by the first other colour (upper card is a Jx)");
+  return el("span", { class: "t-trump t-trump-none" }, label ? "No trump" : "none");
 }
 
 function inversaBadges(s) {
   const inv = s.inversa || [];
   if (!inv.length) return el("span", { class: "t-inversa t-inversa-none" }, "Normal order");
-  return el("span", { class: "t-inversa" }, "Inversa: ",
+  return el("span", { class: "t-inversa" }, T("inversa", "Inversa"), ": ",
     ...inv.map((c) => el("span", { class: "t-badge t-badge-inversa" }, colourBadge(c, " inversa"))));
+}
+
+/** The Kasxetoj are laid and the laying is over: their box goes below the seats, what they set into the contract's. */
+function laidOut(s) {
+  return !!(s.kasxetoj && s.kasxetoj.upper !== null && s.kasxetoj.kept !== null && s.phase !== "lay");
 }
 
 function contractBox(s) {
@@ -40,10 +47,13 @@ function contractBox(s) {
   else if (s.solo) partner = "none — solo";
   return box("Contract", "t-contract", facts([
     ["contract (GV bid)", el("strong", { class: "t-contract-value" }, String(s.contract))],
-    ["Deklaristo", el("strong", {}, s.deklaristo)],
-    ["Kunulo", partner],
-    ["declared Hakamisto", s.declared ? (s.declared === "malhakama" ? "malhakama (nobody)" : s.declared) : null],
+    [T("deklaristo", "Deklaristo"), el("strong", {}, s.deklaristo)],
+    [T("kunulo", "Kunulo"), partner],
+    [["declared ", T("hakamisto", "Hakamisto")], s.declared ? (s.declared === "malhakama" ? "malhakama (nobody)" : s.declared) : null],
     ["resigned", s.resigned ? "yes" : null],
+    // once the Kasxetoj are laid, what they set (their box is below the seats during the tricks)
+    ["trump", laidOut(s) ? trumpBadge(s, "") : null],
+    ["order", laidOut(s) ? inversaBadges(s) : null],
   ]));
 }
 
@@ -63,11 +73,11 @@ function auctionBox(s) {
   if (shares.length || s.phase === "shares") {
     const sl = el("ol", { class: "t-bids", "aria-label": "Kunulo share bids in order" });
     for (const b of shares) sl.append(el("li", {}, el("strong", {}, b.player), " ", b.share === null ? "pass" : `share ${b.share}`));
-    parts.push(el("h4", {}, "Kunulo auction"), shares.length ? sl : el("p", { class: "t-muted" }, "No share bids yet."),
+    parts.push(el("h4", {}, T("kunulo", "Kunulo"), " auction"), shares.length ? sl : el("p", { class: "t-muted" }, "No share bids yet."),
       ka.low ? el("p", {}, `Lowest share: ${ka.low} by ${ka.low_bidder}`) : null,
       ka.max_first && !shares.length ? el("p", { class: "t-note" }, `First share bid at most ${ka.max_first}.`) : null);
   }
-  return box("Auction", "t-auction", ...parts);
+  return box(T("auction", "Auction"), "t-auction", ...parts);
 }
 
 function kasxetojBox(s) {
@@ -93,7 +103,7 @@ function kasxetojBox(s) {
     parts.push(el("p", { class: "t-badges" }, trumpBadge(s)), el("p", { class: "t-badges" }, inversaBadges(s)));
   }
   if (s.c_copies) parts.push(el("p", {}, `Centro plays as ${cardName(s.c_copies)}.`));
-  return box("Kasxetoj", "t-kasxetoj", ...parts);
+  return box(T("kasxetoj", "Kasxetoj"), "t-kasxetoj", ...parts);
 }
 
 function trickBox(s) {
@@ -133,7 +143,7 @@ function dealBox(s) {
       ["deals counted", `${s.deals_counted ?? 0} of ${s.deals_in_match ?? 8}`],
       ["tricks played", String(s.tricks_played ?? 0)],
       ["redeal", s.redeal ? "yes (all four passed)" : null],
-      ["Matistos", matistos.length ? matistos.join(", ") : null],
+      [T("matisto", "Matistos"), matistos.length ? matistos.join(", ") : null],
       ["next dealer", s.next_dealer],
       ["end", s.end ? (END_TEXT[s.end] || s.end) : null],
       ["winner", s.winner ? s.winner.join(", ") : null],
@@ -165,18 +175,19 @@ export function render(s, opts = {}) {
     game: "hakamo",
     opts,
     dealText: `Deal ${s.deal ?? 0} (${s.deals_counted ?? 0} of ${s.deals_in_match ?? 8} counted)`,
-    centre: (BIDDING.has(s.phase)
-      ? [auctionBox(s), contractBox(s), kasxetojBox(s), dealBox(s)]
-      : [contractBox(s), kasxetojBox(s), trickBox(s), lastTrickBox(s), auctionBox(s), dealBox(s)]).filter(Boolean),
+    centre: BIDDING.has(s.phase)
+      ? [auctionBox(s), contractBox(s), laidOut(s) ? null : kasxetojBox(s)]
+      : [trickBox(s), lastTrickBox(s), contractBox(s)],
+    side: BIDDING.has(s.phase) ? [laidOut(s) ? kasxetojBox(s) : null, dealBox(s)] : [kasxetojBox(s), auctionBox(s), dealBox(s)],
     after: [historyTable(s)],
     seat: (p) => {
       const takenCards = taken[p] || [];
       return {
         badges: [
-          s.deklaristo === p ? badge("Deklaristo", "role") : null,
-          s.kunulo === p ? badge(`Kunulo (share ${s.share})`, "role") : null,
-          matistos.includes(p) ? badge("Matisto", "warn") : null,
-          s.declared === p ? badge("declared Hakamisto", "info") : null,
+          s.deklaristo === p ? badge(T("deklaristo", "Deklaristo"), "role") : null,
+          s.kunulo === p ? badge(T("kunulo", `Kunulo (share ${s.share})`), "role") : null,
+          matistos.includes(p) ? badge(T("matisto", "Matisto"), "warn") : null,
+          s.declared === p ? badge(T("hakamisto", "declared Hakamisto"), "info") : null,
         ],
         facts: [["count", `${counts[p] ?? 0} (${plural(takenCards.length, "card")} taken)`]],
         extras: [takenCards.length ? el("details", { class: "t-taken" },

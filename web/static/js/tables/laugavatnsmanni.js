@@ -1,6 +1,8 @@
 // Laugavatnsmanni: three players, six contracts each per match, great calls, the
 // four-card Manni (face down) and sixteen tricks.
-import { badge, box, cardRow, el, facts, HIDDEN, playsList, plural, signed, suitBadge, tableShell } from "./common.js";
+import { badge, box, cardRow, el, facts, HIDDEN, playsList, plural, signed, suitBadge, tableShell, termLink } from "./common.js";
+
+const T = (word, text) => termLink("laugavatnsmanni", word, text);
 
 const CONTRACTS = ["nullo", "grand", "spades", "hearts", "diamonds", "clubs"];
 const CONTRACT_SUIT = { spades: "S", hearts: "H", diamonds: "D", clubs: "C" };
@@ -26,7 +28,7 @@ function contractBox(s) {
   if (!s.chooser && !s.contract) {
     const ld = s.last_deal;
     const text = s.status === "finished" ? "The match is over." : ld ? "Between deals." : "No deal yet.";
-    return box("Contract", "t-contract", el("p", { class: "t-muted" }, text));
+    return box(T("contract", "Contract"), "t-contract", el("p", { class: "t-muted" }, text));
   }
   const rows = [
     ["chooser", s.chooser],
@@ -39,10 +41,10 @@ function contractBox(s) {
   if (calls.length || s.phase === "great" || s.phase === "hold") {
     const list = el("ol", { class: "t-bids", "aria-label": "Great calls" });
     for (const c of calls) list.append(el("li", {}, el("strong", {}, c.player), " calls great ", contractText(c.contract)));
-    parts.push(el("h4", {}, "Great calls"), calls.length ? list : el("p", { class: "t-muted" }, "none yet"));
-    if (g.great) parts.push(el("p", {}, badge("great contract", "warn"), g.held ? ` ${s.chooser} held` : " the last caller plays it"));
+    parts.push(el("h4", {}, T("great", "Great"), " calls"), calls.length ? list : el("p", { class: "t-muted" }, "none yet"));
+    if (g.great) parts.push(el("p", {}, badge(T("great", "great contract"), "warn"), g.held ? ` ${s.chooser} held` : " the last caller plays it"));
   }
-  return box("Contract", "t-contract", ...parts);
+  return box(T("contract", "Contract"), "t-contract", ...parts);
 }
 
 function manniBox(s) {
@@ -60,7 +62,7 @@ function manniBox(s) {
     parts.push(el("div", { class: "t-discards" }, el("p", { class: "t-label" },
       `Exchange discards (out of play${Array.isArray(s.discards) ? "" : ", face down"}):`), cardRow(discards, { small: true })));
   }
-  return box("Manni", "t-manni", ...parts);
+  return box(T("manni", "Manni"), "t-manni", ...parts);
 }
 
 function trickBox(s) {
@@ -122,13 +124,14 @@ export function render(s, opts = {}) {
     game: "laugavatnsmanni",
     opts,
     dealText: `Deal ${s.deal ?? 0} of at most ${s.max_deals ?? 18}`,
-    centre: [contractBox(s), trickBox(s), lastTrickBox(s), manniBox(s), lastDealBox(s), matchBox(s)].filter(Boolean),
+    centre: [contractBox(s), trickBox(s), lastTrickBox(s), s.phase === "exchange" ? manniBox(s) : null],
+    side: [s.phase === "exchange" ? null : manniBox(s), lastDealBox(s), matchBox(s)],
     seat: (p) => {
       const gl = goal(s, p);
       return {
         badges: [
           s.chooser === p ? badge("chooser", "info") : null,
-          s.declarer === p ? badge(s.great_call && s.great_call.great ? "great declarer" : "declarer", "role") : null,
+          s.declarer === p ? badge(s.great_call && s.great_call.great ? T("great", "great declarer") : "declarer", "role") : null,
           greatUsed[p] ? badge("great call used", "muted") : null,
         ],
         facts: [["tricks", el("span", { class: "t-tricks" }, String(tricks[p] ?? 0), gl ? ` (${gl[0]} ${gl[1]})` : "")]],

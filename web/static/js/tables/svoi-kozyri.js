@@ -1,6 +1,8 @@
 // Svoi Kozyri: two to four players, each owning a trump suit; one face-up pile whose
 // top card the player to act must beat or pick up from.
-import { badge, box, cardElement, cardName, cardRow, el, facts, plural, suitBadge, tableShell } from "./common.js";
+import { badge, box, cardElement, cardName, cardRow, el, facts, plural, suitBadge, tableShell, termLink } from "./common.js";
+
+const T = (word, text) => termLink("svoi-kozyri", word, text);
 
 const PICKUP_RULE = {
   3: "3 cards: the top card is not of their trump suit",
@@ -36,12 +38,12 @@ function turnBox(s) {
   let what;
   if (s.due === "beat") {
     const pk = s.pickup;
-    what = `beat ${cardName(s.top)}` + (pk ? ` or pick up ${plural(pk.count, "card")} (${PICKUP_RULE[pk.rule] || pk.rule})` : "");
+    what = [T("beat"), ` ${cardName(s.top)}`, pk ? [" or ", T("pick up"), ` ${plural(pk.count, "card")} (${PICKUP_RULE[pk.rule] || pk.rule})`] : ""];
   } else if (s.due === "lead") what = "lead any card";
-  else if (s.due === "extra") what = "add one more card on top (after beating)";
-  else if (s.due === "free") what = "play any card (free play: the previous player beat with their last card)";
+  else if (s.due === "extra") what = ["add one more card on top (", T("extra card"), " after beating)"];
+  else if (s.due === "free") what = ["play any card (", T("free play"), ": the previous player beat with their last card)"];
   else what = s.due;
-  return box("Turn", "t-turn t-alert", el("p", {}, el("strong", {}, s.turn), " to ", what + "."));
+  return box("Turn", "t-turn t-alert", el("p", {}, el("strong", {}, s.turn), " to ", what, "."));
 }
 
 function dealBox(s) {
@@ -61,7 +63,7 @@ function dealBox(s) {
   if (s.ranks) {
     parts.push(el("p", {}, "Final ranks: ", Object.entries(s.ranks).map(([p, r]) => `${p} ${ordinal(r)}`).join(", ")));
   }
-  return box("Deals", "t-deal-box", ...parts);
+  return box(["Deals (", T("end of a deal", "who loses"), ")"], "t-deal-box", ...parts);
 }
 
 export function render(s, opts = {}) {
@@ -73,12 +75,13 @@ export function render(s, opts = {}) {
     game: "svoi-kozyri",
     opts,
     dealText: `Deal ${s.deal ?? 0} of ${s.deals ?? 8}`,
-    centre: [turnBox(s), pileBox(s), dealBox(s)].filter(Boolean),
+    centre: [turnBox(s), pileBox(s)],
+    side: [dealBox(s)],
     seat: (p) => ({
       totalLabel: "losses",
       totalText: (v) => String(v ?? 0),
       badges: [
-        trumps[p] ? el("span", { class: "t-badge t-badge-trump t-own-trump", data: { suit: trumps[p] } }, suitBadge(trumps[p], "trump: ")) : null,
+        trumps[p] ? el("span", { class: "t-badge t-badge-trump t-own-trump", data: { suit: trumps[p] } }, suitBadge(trumps[p], [T("own trump", "trump"), ": "])) : null,
         out.includes(p) ? badge(`out (${ordinal(out.indexOf(p) + 1)})`, "muted") : null,
       ],
     }),

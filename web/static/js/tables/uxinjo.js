@@ -1,6 +1,8 @@
 // Uxinjo: three players, a stock with its revealed card, the discard pile, punktobio
 // markers between each pair, exposed Jx, levu, penalties and the claim window.
-import { badge, box, captioned, cardName, cardRow, el, facts, HIDDEN, plural, signed, tableShell } from "./common.js";
+import { badge, box, captioned, cardName, cardRow, el, facts, HIDDEN, plural, signed, tableShell, termLink } from "./common.js";
+
+const T = (word, text) => termLink("uxinjo", word, text);
 
 const FINITO = 6;
 
@@ -31,7 +33,7 @@ function dealBox(s) {
   const levu = s.levu || [];
   return box("This deal", "t-deal-box", facts([
     ["points needed", el("strong", { class: "t-points-needed" }, String(s.points_needed ?? "–"))],
-    ["levu", levu.length ? levu.join(", ") + (s.levu_void ? " — void (all three declared)" : "") : "none"],
+    [T("levu"), levu.length ? levu.join(", ") + (s.levu_void ? " — void (all three declared)" : "") : "none"],
     ["turn", s.active],
     ["next dealer", s.next_dealer],
     ["end", s.end ? String(s.end) : null],
@@ -45,7 +47,7 @@ function windowBox(s) {
   for (const [player, answer] of Object.entries(w.answers || {})) {
     answers.append(el("li", {}, el("strong", {}, player), ": ", answer ? String(answer) : "waiting…"));
   }
-  return box("Claim window", "t-window t-alert",
+  return box(T("claim window", "Claim window"), "t-window t-alert",
     el("div", { class: "t-stack-row" }, captioned(w.card, `${w.discarder} discarded ${cardName(w.card)}`)),
     answers,
     w.last ? el("p", {}, badge("last window", "warn"), " Both must answer; if both pass the deal is drawn.") : null);
@@ -79,7 +81,7 @@ function markersBox(s) {
     }
   }
   const mp = s.mp ? el("p", {}, "Match points: ", Object.entries(s.mp).map(([p, v]) => `${p} ${signed(v)}`).join(", ")) : null;
-  return box("Punktobio markers", "t-markers-box", list, mp);
+  return box([T("punktobio", "Punktobio"), " markers"], "t-markers-box", list, mp);
 }
 
 export function render(s, opts = {}) {
@@ -92,12 +94,13 @@ export function render(s, opts = {}) {
     game: "uxinjo",
     opts,
     subtitle: [el("span", {}, `${plural(s.points_needed ?? 2, "point")} needed`)],
-    centre: [windowBox(s), stockBox(s), discardBox(s), dealBox(s), markersBox(s)].filter(Boolean),
+    centre: [windowBox(s), stockBox(s), discardBox(s)],
+    side: [dealBox(s), markersBox(s)],
     seat: (p) => ({
       badges: [
-        levu.includes(p) ? badge(s.levu_void ? "levu (void)" : "levu", "levu") : null,
+        levu.includes(p) ? badge(T("levu", s.levu_void ? "levu (void)" : "levu"), "levu") : null,
         s.active === p && !(s.to_act || []).includes(p) ? badge("their turn", "active") : null,
-        penalties[p] ? badge(`penalty ×${penalties[p]}`, "warn") : null,
+        penalties[p] ? badge(T("penalty", `penalty ×${penalties[p]}`), "warn") : null,
       ],
       facts: [
         ["markers", Object.entries((s.markers || {})[p] || {}).map(([o, v]) => `${o} ${signed(v)}`).join(", ") || null],
@@ -106,7 +109,7 @@ export function render(s, opts = {}) {
         ["match points", s.mp && p in s.mp ? signed(s.mp[p]) : null],
       ],
       extras: [(exposed[p] || []).length ? el("div", { class: "t-exposed" },
-        el("p", { class: "t-label" }, "Exposed (eltiri):"), cardRow(exposed[p], { small: true })) : null],
+        el("p", { class: "t-label" }, "Exposed (", T("eltiri"), "):"), cardRow(exposed[p], { small: true })) : null],
     }),
   });
 }

@@ -1,14 +1,14 @@
 """Logs the benchmarks share: a league of short matches, one long Uxinjo match.
 
-Everything is derived from a seed (``app.simulate``), so two runs build the same log.
+Everything is derived from a seed (``app.matches.simulate``), so two runs build the same log.
 """
 
 from __future__ import annotations
 
 import random
 
-from kartludo.app.matches import MatchService
-from kartludo.app.simulate import play_match, simulate
+from kartludo.app.matches.pipeline import MatchService
+from kartludo.app.matches.simulate import play_match, simulate
 from kartludo.engine.registry import game_names
 from kartludo.store import EventStore
 
@@ -25,7 +25,7 @@ def long_match(store: EventStore, deals: int, seed: int = 1, bots: tuple[str, ..
     """One Uxinjo match of ``deals`` deals played by random bots (they foul, so it
     collects rulings; it never reaches finito for long: random play rarely wins).
     Returns (match id, events)."""
-    from kartludo.app.simulate import pick_bots
+    from kartludo.app.matches.simulate import pick_bots
 
     svc = MatchService(store)
     rng = random.Random(f"long:{seed}")

@@ -8,7 +8,7 @@ the first three):
 - ``state --json``: CLI ``state --json``
 - ``replay --deal LAST``: CLI ``replay --deal N --json`` of the last deal
 - ``audit show``: CLI ``audit show --json`` of a ruling in the last deal
-- ``events?after``: ``presenters.events_json`` for a seat after a recent position
+- ``events?after``: ``MatchReader.events`` for a seat after a recent position
 - full fold: the whole stream read and folded (no snapshot), for scale
 
 A match of a tenth of the deals is measured too: ``growth`` is the long match's time
@@ -39,9 +39,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from click.testing import CliRunner  # noqa: E402
 from fixtures import long_match  # noqa: E402
 
-from kartludo.app.aggregate import fold  # noqa: E402
-from kartludo.app.matches import MatchService  # noqa: E402
+from kartludo.app.matches.pipeline import MatchService  # noqa: E402
 from kartludo.cli.main import cli  # noqa: E402
+from kartludo.engine.match import fold  # noqa: E402
 from kartludo.events.streams import match_stream  # noqa: E402
 from kartludo.store import EventStore  # noqa: E402
 
@@ -58,7 +58,7 @@ class Bench:
         self.after = recs[max(0, len(recs) - 6)].position  # the last 5 events are new to the reader
 
     def _last_ruling(self) -> str | None:
-        from kartludo.projections.queries import list_rulings
+        from kartludo.app.audit.trail import list_rulings
 
         found = [r for r in list_rulings(self.store, self.id) if r.deal == self.last_deal]
         return found[-1].id if found else None
@@ -93,10 +93,10 @@ class Bench:
         return self.cli("audit", "show", self.ruling, "--json") if self.ruling else float("nan")
 
     def events(self) -> float:
-        from kartludo.app.presenters import events_json
+        from kartludo.app.reading.reader import MatchReader
 
         t0 = time.perf_counter()
-        events_json(MatchService(self.store), self.id, 0, self.after)
+        MatchReader(MatchService(self.store)).events(self.id, 0, after=self.after)
         return time.perf_counter() - t0
 
     def full_fold(self) -> float:

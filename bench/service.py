@@ -240,7 +240,7 @@ def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
 # --- in-process -------------------------------------------------------------------------
 def inproc_worker(i: int, store, deadline: float, stats: Stats, args) -> None:
     from kartludo.app.errors import AppError
-    from kartludo.app.matches import MatchService
+    from kartludo.app.matches.pipeline import MatchService
     from kartludo.engine.base import BadCommand, IllegalCommand
     from kartludo.store.errors import ConcurrencyConflict, StoreError
 
@@ -303,7 +303,7 @@ def bench_inproc(url: str, args) -> tuple[Stats, float]:
     store = EventStore(engine)
     stats = Stats()
     errors: list[BaseException] = []
-    import kartludo.app.matches  # noqa: F401 - imported before the clock starts, not by the first thread
+    import kartludo.app.matches.pipeline  # noqa: F401 - imported before the clock starts, not by the first thread
     from kartludo.engine.registry import load_all
 
     load_all()

@@ -37,10 +37,10 @@ def child(matches: int, n: int) -> dict[str, float]:
     import inspect
     import random
 
-    from kartludo.app import hypotheticals as hy
-    from kartludo.app import rollouts as ro
-    from kartludo.app.matches import MatchService
-    from kartludo.app.simulate import pick_bots, play_match, simulate
+    from kartludo.app.hypotheticals import hypothetical as hy
+    from kartludo.app.hypotheticals import rollouts as ro
+    from kartludo.app.matches.pipeline import MatchService
+    from kartludo.app.matches.simulate import pick_bots, play_match, simulate
     from kartludo.store import EventStore
 
     out: dict[str, float] = {}

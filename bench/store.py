@@ -2,10 +2,16 @@
 
 On each backend, in one run: append 100,000 small events (1,000 streams x 100, ten
 events per call, as a match service would) through ``EventStore.append``, then read
-them all back decoded; and the same work with the bare driver (``sqlite3`` /
-psycopg ``executemany`` of the same rows, same batching, one commit per batch;
-``SELECT`` of the same columns and the same msgspec decoding). Prints events/s and
-the ratio kartludo / raw (target >= 0.7).
+them all back decoded; and the same work with the bare driver: the same rows, each
+batch's payloads encoded and hash-chained inside the timing as the store does, and its
+command record, inserted with ``sqlite3`` / psycopg ``executemany``, one commit per
+batch; ``SELECT`` of the same columns and the same msgspec decoding. kartludo runs twice:
+as configured by default (the global tamper-evident chain extended every
+``KARTLUDO_SEAL_EVERY`` events) and without the chain (``KARTLUDO_SEAL_EVERY=0``), so
+the chain's cost shows apart from the store's. What the raw arm does not do is the
+store's own guarantees: checking, inside the transaction, that a batch follows its
+stream's stored head (migration 0013), and the connection pool. Prints events/s and the
+ratio kartludo / raw (target >= 0.85).
 
     python bench/store.py [--streams 1000] [--per-stream 100] [--pg URL | --no-pg]
 """
@@ -47,7 +53,7 @@ def make_batches(streams: int, per_stream: int, batch: int) -> list[tuple[str, i
 
 
 def raw_rows(batches):
-    """The exact rows kartludo writes (same bytes), precomputed for the baseline."""
+    """The exact rows kartludo writes (same bytes; the baseline makes them in its timing)."""
     rows_per_batch = []
     heads = {}
     for sid, start, events in batches:
@@ -65,8 +71,10 @@ def raw_rows(batches):
     return rows_per_batch
 
 
-def bench_kartludo(url: str, batches) -> tuple[float, float, int]:
+def bench_kartludo(url: str, batches, *, chain: bool = True) -> tuple[float, float, int]:
     store = EventStore.open(url)
+    if not chain:
+        store.sealer = None  # as KARTLUDO_SEAL_EVERY=0 opens it
     t0 = time.perf_counter()
     for sid, start, events in batches:
         store.append(sid, events, start, actor="bench")
@@ -80,14 +88,19 @@ def bench_kartludo(url: str, batches) -> tuple[float, float, int]:
     return t_append, t_read, n
 
 
-def bench_raw_sqlite(path: str, rows_per_batch) -> tuple[float, float, int]:
+_COMMAND_SQL = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES ({0}, {0}, {0}, {0})"
+
+
+def bench_raw_sqlite(path: str, batches) -> tuple[float, float, int]:
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     sql = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    command_sql = _COMMAND_SQL.format("?")
     t0 = time.perf_counter()
-    for rows in rows_per_batch:
+    for rows in raw_rows(batches):
         conn.executemany(sql, rows)
+        conn.execute(command_sql, (rows[0][0], rows[0][7], rows[0][1], rows[-1][1]))
         conn.commit()
     t_append = time.perf_counter() - t0
     dec = msgspec.msgpack.Decoder(BenchTick)
@@ -109,7 +122,7 @@ def bench_raw_sqlite(path: str, rows_per_batch) -> tuple[float, float, int]:
     return t_append, t_read, n
 
 
-def bench_raw_pg(url: str, rows_per_batch) -> tuple[float, float, int]:
+def bench_raw_pg(url: str, batches) -> tuple[float, float, int]:
     import psycopg
 
     conn = psycopg.connect(url)
@@ -117,11 +130,12 @@ def bench_raw_pg(url: str, rows_per_batch) -> tuple[float, float, int]:
     # the same work, done by the bare driver
     sql = (f"INSERT INTO events (position, {_COLUMNS}) VALUES ((pg_current_xact_id()::text::bigint << 16) + %s, "
            "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
-    rows_per_batch = [[(i, *row) for i, row in enumerate(rows)] for rows in rows_per_batch]
+    command_sql = _COMMAND_SQL.format("%s")
     t0 = time.perf_counter()
     with conn.cursor() as cur:
-        for rows in rows_per_batch:
-            cur.executemany(sql, rows)
+        for rows in raw_rows(batches):
+            cur.executemany(sql, [(i, *row) for i, row in enumerate(rows)])
+            cur.execute(command_sql, (rows[0][0], rows[0][7], rows[0][1], rows[-1][1]))
             conn.commit()
     t_append = time.perf_counter() - t0
     dec = msgspec.msgpack.Decoder(BenchTick)
@@ -150,12 +164,12 @@ def best(runs):
     return min(r[0] for r in runs), min(r[1] for r in runs), runs[0][2]
 
 
-def report(backend, total, k, r):
+def report(backend, total, k, r, label="kartludo"):
     ka, kr, kn = k
     ra, rr, rn = r
     assert kn == rn == total, (kn, rn, total)
     for what, k_s, r_s in (("append", ka, ra), ("read", kr, rr)):
-        print(f"{backend:10} {what:7} kartludo {total / k_s:10,.0f} ev/s   raw {total / r_s:10,.0f} ev/s"
+        print(f"{backend:10} {what:7} {label:15} {total / k_s:10,.0f} ev/s   raw {total / r_s:10,.0f} ev/s"
               f"   ratio {r_s / k_s:5.2f}")
 
 
@@ -187,36 +201,39 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="alternate kartludo/raw this many times; best of each")
     args = ap.parse_args()
     batches = make_batches(args.streams, args.per_stream, args.batch)
-    rows = raw_rows(batches)
     total = args.streams * args.per_stream
     print(f"{total:,} events, {args.streams:,} streams x {args.per_stream}, {args.batch} per append")
-    ks, rs = [], []
+    ks, ns, rs = [], [], []
     for _ in range(args.rounds):  # alternate, so machine noise hits both alike; keep the best of each
         with tempfile.TemporaryDirectory() as tmp:
-            k_path, r_path = os.path.join(tmp, "k.db"), os.path.join(tmp, "r.db")
+            k_path, n_path, r_path = (os.path.join(tmp, f) for f in ("k.db", "n.db", "r.db"))
             upgrade(create_engine(f"sqlite:///{r_path}"))
             ks.append(bench_kartludo(f"sqlite:///{k_path}", batches))
-            rs.append(bench_raw_sqlite(r_path, rows))
+            ns.append(bench_kartludo(f"sqlite:///{n_path}", batches, chain=False))
+            rs.append(bench_raw_sqlite(r_path, batches))
     report("sqlite", total, best(ks), best(rs))
+    report("sqlite", total, best(ns), best(rs), "kartludo, no chain")
     if not args.no_pg:
-        names = ("kartludo_bench_k", "kartludo_bench_r")
+        names = ("kartludo_bench_k", "kartludo_bench_n", "kartludo_bench_r")
         try:
-            k_url, r_url = (pg_database(args.pg, n) for n in names)
+            k_url, n_url, r_url = (pg_database(args.pg, n) for n in names)
         except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
             print(f"postgresql skipped: {str(exc).splitlines()[0]}")
             return
-        ks, rs = [], []
+        ks, ns, rs = [], [], []
         try:
             for i in range(args.rounds):
                 if i:
-                    k_url, r_url = (pg_database(args.pg, n) for n in names)
-                upgrade(create_engine(k_url))
-                upgrade(create_engine(r_url))
+                    k_url, n_url, r_url = (pg_database(args.pg, n) for n in names)
+                for url in (k_url, n_url, r_url):
+                    upgrade(create_engine(url))
                 ks.append(bench_kartludo(k_url, batches))
-                rs.append(bench_raw_pg(r_url, rows))
+                ns.append(bench_kartludo(n_url, batches, chain=False))
+                rs.append(bench_raw_pg(r_url, batches))
                 for n in names:
                     drop_pg(args.pg, n)
             report("postgresql", total, best(ks), best(rs))
+            report("postgresql", total, best(ns), best(rs), "kartludo, no chain")
         finally:
             for n in names:
                 drop_pg(args.pg, n)

@@ -105,8 +105,8 @@ async def close_streams(subs: list[Subscriber]) -> None:
 
 def play_more(url: str, match_id: str, deals: int) -> int:
     """Another process's writes to the long match (the streams learn of them from the store)."""
-    from kartludo.app.matches import MatchService, stream_of
-    from kartludo.app.simulate import pick_bots, play_match
+    from kartludo.app.matches.pipeline import MatchService, stream_of
+    from kartludo.app.matches.simulate import pick_bots, play_match
     from kartludo.store import EventStore
 
     store = EventStore.open(url)
@@ -122,7 +122,7 @@ def play_more(url: str, match_id: str, deals: int) -> int:
 def bench(url: str, args, tmp: str, label: str) -> None:
     import aiohttp
 
-    from kartludo.app.matches import stream_of
+    from kartludo.app.matches.pipeline import stream_of
     from kartludo.app.tokens import issue
     from kartludo.store import EventStore
     from kartludo.store.database import create_engine, upgrade

@@ -15,8 +15,8 @@ import os
 import tempfile
 import time
 
-from kartludo.app.matches import MatchService, fold_records
-from kartludo.app.simulate import simulate
+from kartludo.app.matches.pipeline import MatchService, fold_records
+from kartludo.app.matches.simulate import simulate
 from kartludo.store import EventStore
 
 

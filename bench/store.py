@@ -7,8 +7,10 @@ batch's payloads encoded and hash-chained inside the timing as the store does, a
 command record, inserted with ``sqlite3`` / psycopg ``executemany``, one commit per
 batch; ``SELECT`` of the same columns and the same msgspec decoding. kartludo runs twice:
 as configured by default (the global tamper-evident chain extended every
-``KARTLUDO_SEAL_EVERY`` events) and without the chain (``KARTLUDO_SEAL_EVERY=0``), so
-the chain's cost shows apart from the store's. What the raw arm does not do is the
+``KARTLUDO_SEAL_EVERY`` events), against a raw arm that extends the same chain with the
+bare driver (``RawChain``: the same reads and chain inserts), and without the chain
+(``KARTLUDO_SEAL_EVERY=0``) against the raw arm without it, so the chain's cost shows
+apart from the store's. What the raw arm does not do is the
 store's own guarantees: checking, inside the transaction, that a batch follows its
 stream's stored head (migration 0013), and the connection pool. Prints events/s and the
 ratio kartludo / raw (target >= 0.85).
@@ -19,6 +21,7 @@ ratio kartludo / raw (target >= 0.85).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sqlite3
 import tempfile
@@ -28,6 +31,7 @@ import uuid
 import msgspec
 
 from kartludo.events.base import Event, encode, register_union
+from kartludo.store.chain import DEFAULT_SEAL_EVERY as SEAL_EVERY
 from kartludo.store.database import create_engine, upgrade
 from kartludo.store.eventstore import _COLUMNS, GENESIS, EventStore, chain_hash
 
@@ -91,17 +95,49 @@ def bench_kartludo(url: str, batches, *, chain: bool = True) -> tuple[float, flo
 _COMMAND_SQL = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES ({0}, {0}, {0}, {0})"
 
 
-def bench_raw_sqlite(path: str, batches) -> tuple[float, float, int]:
+class RawChain:
+    """The global chain as the store extends it (``store.chain._extend``), by the bare
+    driver: every ``SEAL_EVERY`` events, the events since the chain's end read back,
+    linked and inserted as chain rows, in a transaction of their own."""
+
+    def __init__(self, mark: str) -> None:
+        self.count, self.position, self.n, self.head = 0, 0, 0, GENESIS
+        self.select = (f"SELECT position, stream_id, version, hash FROM events WHERE position > {mark} "
+                       "ORDER BY position")
+        self.insert = f"INSERT INTO chain (position, n, stream_id, version, hash) VALUES ({', '.join([mark] * 5)})"
+
+    def appended(self, cur, commit, n: int) -> None:
+        self.count += n
+        if self.count < SEAL_EVERY:
+            return
+        self.count = 0
+        cur.execute(self.select, (self.position,))
+        entries = []
+        head, count = self.head, self.n
+        for pos, sid, version, digest in cur.fetchall():
+            head = hashlib.sha256(head + pos.to_bytes(8, "big") + bytes(digest)).digest()
+            count += 1
+            entries.append((pos, count, sid, version, head))
+        if entries:
+            cur.executemany(self.insert, entries)
+            self.position, self.n, self.head = entries[-1][0], count, head
+        commit()
+
+
+def bench_raw_sqlite(path: str, batches, *, chain: bool = False) -> tuple[float, float, int]:
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     sql = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     command_sql = _COMMAND_SQL.format("?")
+    chainer = RawChain("?") if chain else None
     t0 = time.perf_counter()
     for rows in raw_rows(batches):
         conn.executemany(sql, rows)
         conn.execute(command_sql, (rows[0][0], rows[0][7], rows[0][1], rows[-1][1]))
         conn.commit()
+        if chainer:
+            chainer.appended(conn.cursor(), conn.commit, len(rows))
     t_append = time.perf_counter() - t0
     dec = msgspec.msgpack.Decoder(BenchTick)
     t0 = time.perf_counter()
@@ -122,7 +158,7 @@ def bench_raw_sqlite(path: str, batches) -> tuple[float, float, int]:
     return t_append, t_read, n
 
 
-def bench_raw_pg(url: str, batches) -> tuple[float, float, int]:
+def bench_raw_pg(url: str, batches, *, chain: bool = False) -> tuple[float, float, int]:
     import psycopg
 
     conn = psycopg.connect(url)
@@ -131,12 +167,15 @@ def bench_raw_pg(url: str, batches) -> tuple[float, float, int]:
     sql = (f"INSERT INTO events (position, {_COLUMNS}) VALUES ((pg_current_xact_id()::text::bigint << 16) + %s, "
            "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
     command_sql = _COMMAND_SQL.format("%s")
+    chainer = RawChain("%s") if chain else None
     t0 = time.perf_counter()
     with conn.cursor() as cur:
         for rows in raw_rows(batches):
             cur.executemany(sql, [(i, *row) for i, row in enumerate(rows)])
             cur.execute(command_sql, (rows[0][0], rows[0][7], rows[0][1], rows[-1][1]))
             conn.commit()
+            if chainer:
+                chainer.appended(cur, conn.commit, len(rows))
     t_append = time.perf_counter() - t0
     dec = msgspec.msgpack.Decoder(BenchTick)
     t0 = time.perf_counter()
@@ -164,12 +203,12 @@ def best(runs):
     return min(r[0] for r in runs), min(r[1] for r in runs), runs[0][2]
 
 
-def report(backend, total, k, r, label="kartludo"):
+def report(backend, total, k, r, label="kartludo", raw_label="raw"):
     ka, kr, kn = k
     ra, rr, rn = r
     assert kn == rn == total, (kn, rn, total)
     for what, k_s, r_s in (("append", ka, ra), ("read", kr, rr)):
-        print(f"{backend:10} {what:7} {label:15} {total / k_s:10,.0f} ev/s   raw {total / r_s:10,.0f} ev/s"
+        print(f"{backend:10} {what:7} {label:18} {total / k_s:10,.0f} ev/s   {raw_label:11} {total / r_s:10,.0f} ev/s"
               f"   ratio {r_s / k_s:5.2f}")
 
 
@@ -203,36 +242,39 @@ def main() -> None:
     batches = make_batches(args.streams, args.per_stream, args.batch)
     total = args.streams * args.per_stream
     print(f"{total:,} events, {args.streams:,} streams x {args.per_stream}, {args.batch} per append")
-    ks, ns, rs = [], [], []
+    ks, ns, rs, cs = [], [], [], []
     for _ in range(args.rounds):  # alternate, so machine noise hits both alike; keep the best of each
         with tempfile.TemporaryDirectory() as tmp:
-            k_path, n_path, r_path = (os.path.join(tmp, f) for f in ("k.db", "n.db", "r.db"))
-            upgrade(create_engine(f"sqlite:///{r_path}"))
+            k_path, n_path, r_path, c_path = (os.path.join(tmp, f) for f in ("k.db", "n.db", "r.db", "c.db"))
+            for path in (r_path, c_path):
+                upgrade(create_engine(f"sqlite:///{path}"))
             ks.append(bench_kartludo(f"sqlite:///{k_path}", batches))
             ns.append(bench_kartludo(f"sqlite:///{n_path}", batches, chain=False))
             rs.append(bench_raw_sqlite(r_path, batches))
-    report("sqlite", total, best(ks), best(rs))
+            cs.append(bench_raw_sqlite(c_path, batches, chain=True))
+    report("sqlite", total, best(ks), best(cs), raw_label="raw + chain")
     report("sqlite", total, best(ns), best(rs), "kartludo, no chain")
     if not args.no_pg:
-        names = ("kartludo_bench_k", "kartludo_bench_n", "kartludo_bench_r")
+        names = ("kartludo_bench_k", "kartludo_bench_n", "kartludo_bench_r", "kartludo_bench_c")
         try:
-            k_url, n_url, r_url = (pg_database(args.pg, n) for n in names)
+            k_url, n_url, r_url, c_url = (pg_database(args.pg, n) for n in names)
         except Exception as exc:  # noqa: BLE001 - a benchmark may run without PostgreSQL
             print(f"postgresql skipped: {str(exc).splitlines()[0]}")
             return
-        ks, ns, rs = [], [], []
+        ks, ns, rs, cs = [], [], [], []
         try:
             for i in range(args.rounds):
                 if i:
-                    k_url, n_url, r_url = (pg_database(args.pg, n) for n in names)
-                for url in (k_url, n_url, r_url):
+                    k_url, n_url, r_url, c_url = (pg_database(args.pg, n) for n in names)
+                for url in (k_url, n_url, r_url, c_url):
                     upgrade(create_engine(url))
                 ks.append(bench_kartludo(k_url, batches))
                 ns.append(bench_kartludo(n_url, batches, chain=False))
                 rs.append(bench_raw_pg(r_url, batches))
+                cs.append(bench_raw_pg(c_url, batches, chain=True))
                 for n in names:
                     drop_pg(args.pg, n)
-            report("postgresql", total, best(ks), best(rs))
+            report("postgresql", total, best(ks), best(cs), raw_label="raw + chain")
             report("postgresql", total, best(ns), best(rs), "kartludo, no chain")
         finally:
             for n in names:

@@ -8,6 +8,11 @@ on two shapes of log measured in the same run:
 For each: decode only (read and decode every event in global order) and rebuild
 (empty every projection, read, decode, fold each match, write the read models).
 Prints events/s for both and the ratio rebuild rate / decode rate (target >= 0.3).
+
+Then decoding like for like: the long match's events against the same number of
+deals played as 10-deal Uxinjo matches by the same random bots (the league's short
+matches mix four games, whose events differ in size), and the ratio short / long
+(issue 41's target: a long match decodes within 1.5x of short ones).
 Each log is built once on SQLite and copied (export, import) into a fresh PostgreSQL
 schema, measured there too unless ``--no-pg``.
 
@@ -38,6 +43,16 @@ from kartludo.projections.runner import Projection, catch_up, reset  # noqa: E40
 from kartludo.store import EventStore  # noqa: E402
 from kartludo.store.database import create_engine, upgrade  # noqa: E402
 from kartludo.store.transfer import export_events, import_events  # noqa: E402
+
+
+def decode_rate(store: EventStore, repeat: int = 3) -> float:
+    """Best-of-``repeat`` events/s of reading and decoding the whole log."""
+    best, events = float("inf"), 0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        events = sum(1 for _ in store.iter_all(0, 5000))
+        best = min(best, time.perf_counter() - t0)
+    return events / best
 
 
 def rebuild_ratio(store: EventStore, label: str, repeat: int = 3, each: bool = False) -> float:
@@ -142,6 +157,13 @@ def main() -> None:
         rebuild_ratio(store, f"one {args.deals}-deal match", each=args.each)
         if not args.no_pg:
             on_postgres(store, args.pg, f"one {args.deals}-deal match", each=args.each)
+        short_store = EventStore.open(f"sqlite:///{os.path.join(tmp, 'short.db')}")
+        short_events = sum(long_match(short_store, 10, args.seed * 100_000 + i)[1] for i in range(args.deals // 10))
+        long_rate, short_rate = decode_rate(store), decode_rate(short_store)
+        print(f"decode, like for like: the {args.deals}-deal match {long_rate:,.0f} events/s; "
+              f"{args.deals // 10} 10-deal Uxinjo matches ({short_events:,} events) {short_rate:,.0f} events/s; "
+              f"short / long = {short_rate / long_rate:.2f} (target <= 1.5)")
+        short_store.close()
         store.close()
 
 

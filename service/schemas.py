@@ -50,6 +50,26 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
     #: the table deals by itself: the first deal at once, then the next whenever one ends
     #: (off: a TD deals each deal, `POST /matches/{id}/deals`, e.g. with a physical deck)
     auto_deal: bool = True
+    #: a time control, BASE+INCREMENT (`5m+10s`); a series match: default the series' own
+    clock: Word | None = None
+    #: a limit on each turn (`60s`)
+    move_limit: Word | None = None
+
+
+class AddTime(msgspec.Struct, forbid_unknown_fields=True):
+    """A TD's extra time for one seat."""
+
+    #: the player who gets the time
+    seat: Name
+    #: how much: `60s`, `2m`
+    time: Word
+    reason: Reason
+
+
+class ClockChange(msgspec.Struct, forbid_unknown_fields=True):
+    """A TD's pause or resumption of a match's clocks."""
+
+    reason: Reason
 
 
 class CreatedMatch(msgspec.Struct):

@@ -472,33 +472,49 @@ def apply_due(svc: Any, match_id: str) -> list[Recorded]:
     return appended
 
 
-def running_with_clock(store: EventStore) -> list[str]:
-    """The ids of the matches that have a clock (their table stream sets one)."""
-    from kartludo.events.streams import MATCH_PREFIX
+class Sweeper:
+    """A server's sweep, kept between rounds: the matches known to have no clock and
+    those over are not read again (a time control is set with the match, never later).
+    ``locked(match_id)``: the lock a server's handlers hold on a match (None: none)."""
 
-    out = []
-    for stream in store.streams("table-"):
-        match_id = stream.removeprefix("table-")
-        if store.stream_version(f"{MATCH_PREFIX}{match_id}") and has_clock(store, match_id):
-            out.append(match_id)
-    return out
+    def __init__(self, svc: Any, locked: Any = None) -> None:
+        self.svc = svc
+        self.locked = locked
+        self._skip: set[str] = set()
+
+    def run_once(self) -> list[tuple[str, Recorded]]:
+        store: EventStore = self.svc.store
+        out: list[tuple[str, Recorded]] = []
+        for stream in store.streams("table-"):
+            match_id = stream.removeprefix("table-")
+            if match_id in self._skip:
+                continue
+            if not has_clock(store, match_id):
+                self._skip.add(match_id)
+                continue
+            lock = self.locked(match_id) if self.locked is not None else None
+            try:
+                if lock is not None:
+                    lock.acquire()
+                try:
+                    match = self.svc.load(match_id)
+                except AppError:
+                    continue
+                if match.over:
+                    self._skip.add(match_id)
+                    continue
+                out.extend((match_id, r) for r in apply_due(self.svc, match_id) if isinstance(r.event, FlagFall))
+            finally:
+                if lock is not None:
+                    lock.release()
+        return out
 
 
 def sweep(svc: Any) -> list[tuple[str, Recorded]]:
-    """Apply every due flag fall of every running match with a clock (the server at
-    start and then periodically, ``kartludo clock sweep``): what was appended here."""
-    out: list[tuple[str, Recorded]] = []
-    for match_id in running_with_clock(svc.store):
-        try:
-            match = svc.load(match_id)
-        except AppError:
-            continue
-        if match.over:
-            continue
-        for rec in apply_due(svc, match_id):
-            if isinstance(rec.event, FlagFall):
-                out.append((match_id, rec))
-    return out
+    """Apply every due flag fall of every running match with a clock (``kartludo clock
+    sweep``; a server sweeps with a ``Sweeper`` at start and then periodically): what
+    was appended here."""
+    return Sweeper(svc).run_once()
 
 
 # --- a TD's clock commands ----------------------------------------------------------------
@@ -547,6 +563,8 @@ def add_time(store: EventStore, match_id: str, player: str, amount: str, *, by: 
     match, table = _check_clocked(store, match_id)
     if match.over:
         raise AppError(f"match {match_id} is over: its clocks have stopped")
+    if player not in match.players:
+        raise InvalidInput(f"{player!r} does not play in match {match_id} (players: {', '.join(match.players)})")
     event = TimeAdded(seat=match.seat_of(player), amount_us=us, by=by, reason=reason)
     _td_append(store, match_id, table, event, by)
     return event

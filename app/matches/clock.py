@@ -45,8 +45,9 @@ from kartludo.store.transfer import format_us
 
 #: who records a flag fall (the envelope's actor)
 CLOCK_ACTOR = "clock"
-#: the rules page section every flag fall cites
-FLAG_RULE = "clocks §Flag fall"
+def flag_rule(game_name: str) -> str:
+    """The rules page section a flag fall cites: the game's own §Clocks."""
+    return f"{game_name} §Clocks (RULING: flag fall)"
 #: the consequences of a flag fall this build knows (``ClockSet.consequence``)
 CONSEQUENCES = ("bot",)
 #: the most commands the bot plays in one flagged turn (a turn is a few commands at most)
@@ -411,7 +412,7 @@ def flag_fall(match: Match, clock: Clock, now_us: int) -> list[Event]:
     }
     effect = {"consequence": clock.control.consequence,
               "text": f"the heuristic bot plays {player}'s turn"}
-    ruling = FlagFall(ruling_id=rid, deal=game.deal_number(match.state), seat=seat, rule=FLAG_RULE,
+    ruling = FlagFall(ruling_id=rid, deal=game.deal_number(match.state), seat=seat, rule=flag_rule(game.name),
                       facts=facts, effect=effect)
     return [ruling, *bot_turn(match, seat, rid)]
 

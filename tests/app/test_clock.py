@@ -135,7 +135,8 @@ def test_a_flag_fall_is_a_ruling_applied_once_across_a_restart(store, now):
     assert [(m, r.version) for m, r in applied] == [(mid, version + 1)]
     ruling = applied[0][1].event
     assert isinstance(ruling, FlagFall) and applied[0][1].actor == clock.CLOCK_ACTOR
-    assert ruling.seat == PLAYERS.index(loser) and ruling.rule == clock.FLAG_RULE
+    assert ruling.seat == PLAYERS.index(loser)
+    assert ruling.rule == clock.flag_rule("hakamo") == "hakamo §Clocks (RULING: flag fall)"
     assert ruling.facts == {"player": loser, "control": "1m+5s", "turn_started_at": format_us(T0),
                             "flag_fell_at": format_us(T0 + 60 * S), "turn_us": 60 * S}
     assert ruling.effect["consequence"] == "bot"
@@ -271,3 +272,15 @@ def test_replay_shows_the_clocks_each_step_as_they_were(store, now):
     assert shown[last] == clock.read(store, mid).clock.reading()
     flagged = [s for s in steps if s.event.type == "match.flag-fall"]
     assert flagged and flagged[0].ruling
+
+
+@pytest.mark.parametrize("game", ["uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"])
+def test_every_game_states_its_flag_fall_consequence_and_the_ruling_cites_it(game):
+    from kartludo.app.casebook import rulebook
+    from kartludo.engine.registry import get_game
+
+    [cited] = rulebook.citations(clock.flag_rule(game), game)
+    assert cited.section is not None and cited.section.label == "Clocks"
+    [ruling] = [p for p in rulebook.page_text(game).split("\n\n") if "RULING (flag fall)" in p]
+    assert "heuristic bot plays the" in ruling and "never a card" in ruling
+    assert "heuristic" in get_game(game).bots()  # every game has its own bot for the consequence

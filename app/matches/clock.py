@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -343,8 +344,15 @@ def fold(match_id: str, records: Sequence[Recorded], table: Sequence[Recorded], 
     clock = Clock(control, match.players, records[0].recorded_at_us)
     after: dict[int, dict[str, Any]] = {}
     last = records[-1].position
-    merged = sorted([*((r.position, 0, r) for r in records[1:]),
-                     *((r.position, 1, r) for r in table if r.position <= last or upto is None)],
+    _fold_on(match, clock, records[1:], [r for r in table if r.position <= last or upto is None],
+             after if steps else None)
+    return Folded(match, clock, after)
+
+
+def _fold_on(match: Match, clock: Clock, records: Sequence[Recorded], table: Sequence[Recorded],
+             after: dict[int, dict[str, Any]] | None = None) -> None:
+    """Fold match and table events into ``match`` and ``clock``, in the store's global order."""
+    merged = sorted([*((r.position, 0, r) for r in records), *((r.position, 1, r) for r in table)],
                     key=lambda t: (t[0], t[1]))
     game = match.game
     for _, kind, rec in merged:
@@ -354,9 +362,50 @@ def fold(match_id: str, records: Sequence[Recorded], table: Sequence[Recorded], 
         before = [] if match.over else game.to_act(match.state)
         match.apply(rec.event, rec.version)
         clock.match_event(rec, before, [] if match.over else game.to_act(match.state), match.over)
-        if steps:
+        if after is not None:
             after[rec.version] = clock.reading()
-    return Folded(match, clock, after)
+
+
+class Clocks:
+    """The clocks of the matches one reader shows, each folded once and then caught up
+    with the events since (a match's ``state`` is read after every event: it must not
+    fold the whole match each time). Matches known to have no clock are not read again
+    (a time control is written with the match, never later)."""
+
+    SIZE = 1000
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._held: dict[str, tuple[Match, Clock, int]] = {}
+        self._none: set[str] = set()
+        self._lock = threading.Lock()
+
+    def reading(self, match_id: str) -> dict[str, Any] | None:
+        """``state --json``'s ``clock`` for ``match_id`` now (None: no clock)."""
+        if match_id in self._none:
+            return None
+        with self._lock:
+            held = self._held.get(match_id)
+            if held is None:
+                table = self.store.read_stream(table_stream(match_id))
+                if control_of_table(table) is None:
+                    if len(self._none) >= 100 * self.SIZE:
+                        self._none.clear()
+                    self._none.add(match_id)
+                    return None
+                folded = fold(match_id, self.store.read_stream(match_stream(match_id)), table)
+                assert folded.clock is not None
+                held = (folded.match, folded.clock, table[-1].version)
+                if len(self._held) >= self.SIZE:
+                    self._held.pop(next(iter(self._held)))
+            else:
+                match, clk, table_version = held
+                newer = self.store.read_stream(match_stream(match_id), match.version + 1)
+                table = self.store.read_stream(table_stream(match_id), table_version + 1)
+                _fold_on(match, clk, newer, table)
+                held = (match, clk, table[-1].version if table else table_version)
+            self._held[match_id] = held
+            return held[1].reading(self.store.clock())
 
 
 def read(store: EventStore, match_id: str, *, steps: bool = False) -> Folded:

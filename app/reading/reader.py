@@ -19,6 +19,7 @@ from typing import Any
 from kartludo.app.duplicate.boards import Boards
 from kartludo.app.errors import AppError, UnknownMatch
 from kartludo.app.matches import snapshots
+from kartludo.app.matches.clock import Clocks
 from kartludo.app.matches.log import Entry, MatchLog, Moment
 from kartludo.app.matches.pipeline import MatchService, Outcome
 from kartludo.app.reading.presenters import (
@@ -58,6 +59,8 @@ class MatchReader:
         self._feeds_lock = threading.Lock()
         #: which matches are duplicate boards, and which of those are still hidden
         self.boards = Boards(svc)
+        #: the clocks of the matches read here (``app.matches.clock``), folded once each
+        self.clocks = Clocks(svc.store)
 
     # --- duplicate boards ----------------------------------------------------------------------
     def check(self, match: Match, viewer: Viewer, td: bool) -> None:
@@ -85,9 +88,7 @@ class MatchReader:
         ``legal`` list). ``td`` (default: the view is ``ALL``): a TD's authority."""
         self.check(match, viewer, viewer == ALL if td is None else td)
         out = state_json(self.svc, match, viewer)
-        from kartludo.app.matches import clock
-
-        ticking = clock.reading(self.store, match.id)  # the seats' times: public, no card in them
+        ticking = self.clocks.reading(match.id)  # the seats' times: public, no card in them
         if ticking is not None:
             out["clock"] = ticking
         if moves and isinstance(viewer, int) and viewer >= 0:

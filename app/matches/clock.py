@@ -382,30 +382,47 @@ class Clocks:
 
     def reading(self, match_id: str) -> dict[str, Any] | None:
         """``state --json``'s ``clock`` for ``match_id`` now (None: no clock)."""
+        with self._lock:
+            held = self._current(match_id)
+            return None if held is None else held[1].reading(self.store.clock())
+
+    def due(self, match_id: str) -> bool:
+        """Whether a flag has fallen in ``match_id`` by now (a sweep then applies it)."""
+        with self._lock:
+            held = self._current(match_id)
+            return held is not None and held[1].due(self.store.clock()) is not None
+
+    def over(self, match_id: str) -> bool:
+        """Whether ``match_id`` has a clock and is over (its clocks have stopped for good)."""
+        with self._lock:
+            held = self._current(match_id)
+            return held is not None and held[0].over
+
+    def _current(self, match_id: str) -> tuple[Match, Clock, int] | None:
+        """The match and its clocks as the store holds them now (None: no clock)."""
         if match_id in self._none:
             return None
-        with self._lock:
-            held = self._held.get(match_id)
-            if held is None:
-                table = self.store.read_stream(table_stream(match_id))
-                if control_of_table(table) is None:
-                    if len(self._none) >= 100 * self.SIZE:
-                        self._none.clear()
-                    self._none.add(match_id)
-                    return None
-                folded = fold(match_id, self.store.read_stream(match_stream(match_id)), table)
-                assert folded.clock is not None
-                held = (folded.match, folded.clock, table[-1].version)
-                if len(self._held) >= self.SIZE:
-                    self._held.pop(next(iter(self._held)))
-            else:
-                match, clk, table_version = held
-                newer = self.store.read_stream(match_stream(match_id), match.version + 1)
-                table = self.store.read_stream(table_stream(match_id), table_version + 1)
-                _fold_on(match, clk, newer, table)
-                held = (match, clk, table[-1].version if table else table_version)
-            self._held[match_id] = held
-            return held[1].reading(self.store.clock())
+        held = self._held.get(match_id)
+        if held is None:
+            table = self.store.read_stream(table_stream(match_id))
+            if control_of_table(table) is None:
+                if len(self._none) >= 100 * self.SIZE:
+                    self._none.clear()
+                self._none.add(match_id)
+                return None
+            folded = fold(match_id, self.store.read_stream(match_stream(match_id)), table)
+            assert folded.clock is not None
+            held = (folded.match, folded.clock, table[-1].version)
+            if len(self._held) >= self.SIZE:
+                self._held.pop(next(iter(self._held)))
+        else:
+            match, clk, table_version = held
+            newer = self.store.read_stream(match_stream(match_id), match.version + 1)
+            table = self.store.read_stream(table_stream(match_id), table_version + 1)
+            _fold_on(match, clk, newer, table)
+            held = (match, clk, table[-1].version if table else table_version)
+        self._held[match_id] = held
+        return held
 
 
 def read(store: EventStore, match_id: str, *, steps: bool = False) -> Folded:
@@ -530,6 +547,8 @@ class Sweeper:
     def __init__(self, svc: Any, locked: Any = None) -> None:
         self.svc = svc
         self.locked = locked
+        #: each match's clocks, caught up on every round (a round folds only what is new)
+        self.clocks = Clocks(svc.store)
         self._skip: set[str] = set()
 
     def run_once(self) -> list[tuple[str, Recorded]]:
@@ -539,20 +558,19 @@ class Sweeper:
             match_id = stream.removeprefix("table-")
             if match_id in self._skip:
                 continue
-            if not has_clock(store, match_id):
+            try:
+                due = self.clocks.due(match_id)
+                if not due:
+                    if self.clocks.over(match_id) or self.clocks.reading(match_id) is None:
+                        self._skip.add(match_id)  # no clock, or stopped for good
+                    continue
+            except (AppError, IndexError):  # a table stream without its match
                 self._skip.add(match_id)
                 continue
             lock = self.locked(match_id) if self.locked is not None else None
+            if lock is not None:
+                lock.acquire()
             try:
-                if lock is not None:
-                    lock.acquire()
-                try:
-                    match = self.svc.load(match_id)
-                except AppError:
-                    continue
-                if match.over:
-                    self._skip.add(match_id)
-                    continue
                 out.extend((match_id, r) for r in apply_due(self.svc, match_id) if isinstance(r.event, FlagFall))
             finally:
                 if lock is not None:

@@ -291,3 +291,23 @@ def test_every_game_states_its_flag_fall_consequence_and_the_ruling_cites_it(gam
     [ruling] = [p for p in rulebook.page_text(game).split("\n\n") if "RULING (flag fall)" in p]
     assert "heuristic bot plays the" in ruling and "never a card" in ruling
     assert "heuristic" in get_game(game).bots()  # every game has its own bot for the consequence
+
+
+def test_a_servers_sweeper_keeps_its_clocks_between_rounds(store, now):
+    svc = MatchService(store)
+    from kartludo.app.matches.autodeal import setting
+
+    plain = svc.create("hakamo", PLAYERS, seed=3, also=setting(True))  # a table stream, no clock
+    mid = hakamo_on_clock(svc, "1m")
+    sweeper = clock.Sweeper(svc)
+    now.at(30)
+    assert sweeper.run_once() == []
+    move(svc, mid)  # folded in by the next round, not from the start
+    nxt = to_act(svc, mid)
+    now.at(89)
+    assert sweeper.run_once() == []
+    now.at(91)
+    [(found, rec)] = sweeper.run_once()
+    assert found == mid and rec.event.facts["player"] == nxt and rec.event.facts["turn_us"] == 60 * S
+    assert sweeper.run_once() == []
+    assert plain in sweeper._skip and mid not in sweeper._skip

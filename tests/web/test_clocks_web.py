@@ -68,3 +68,31 @@ def test_the_table_ticks_the_seat_to_act_and_the_replay_shows_each_steps_clocks(
     finally:
         context.close()
     assert not errors, "\n".join(errors)
+
+
+def test_the_td_page_pauses_resumes_and_adds_time_with_a_reason(site, page, shots):
+    from kartludo.app.matches import clock
+
+    created = site.api("POST", "/matches", site.td_token, json={"game": "hakamo", "players": PLAYERS, "seed": 8,
+                                                                 "clock": "5m+10s"})
+    mid = created["match"]
+    page.goto(f"{site.url}/ui/td/{mid}#token={site.td_token}")
+    page.wait_for_selector("#clocks .clock.running")
+    page.click("#clock-pause")  # no reason yet: asked for, nothing sent
+    page.wait_for_selector("#message .error")
+    assert len(site.store.read_stream(clock.table_stream(mid))) == 2  # the table's setting and the clock's
+    page.fill("#clock-reason", "a dispute at the table")
+    page.click("#clock-pause")
+    page.wait_for_selector("#clocks .clock-control:has-text('paused')")
+    assert page.inner_text("#clock-pause") == "Resume clocks"
+    page.fill("#clock-reason", "phone call")
+    page.select_option("#clock-seat", "cy")
+    page.fill("#clock-time", "90s")
+    page.click("#clock-add")
+    page.wait_for_selector("#clocks .clock[data-player='cy'] .clock-time:has-text('6:30')")
+    events = [r.event for r in site.store.read_stream(clock.table_stream(mid))][2:]
+    assert [(type(e).__name__, e.by, e.reason) for e in events] == [
+        ("ClockPaused", "td", "a dispute at the table"), ("TimeAdded", "td", "phone call")]
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=shots / "td-clocks-phone.png")

@@ -180,6 +180,32 @@ class Moves(msgspec.Struct):
     cautions: dict[str, dict[str, str]]
 
 
+class SeatClock(msgspec.Struct):
+    #: the seat's remaining time now (as of `as_of`), in milliseconds
+    remaining_ms: int
+    #: the seat is to act and its clock runs (false while the match is paused)
+    running: bool
+    #: the seat's flag falls standing (not overturned)
+    flags: int
+
+
+class ClockOut(msgspec.Struct):
+    """A match's clocks (`GET /matches/{id}/clock`; `state`'s `clock`)."""
+
+    #: the time control as typed: `5m+10s`, `1m a turn`, or both
+    control: str
+    base_ms: int
+    increment_ms: int
+    move_limit_ms: int
+    #: what a flag fall does: `bot` (the game's heuristic bot plays the seat's turn)
+    consequence: str
+    paused: bool
+    #: the server's time of these figures (UTC, ISO 8601)
+    as_of: str
+    #: per player, in seat order
+    seats: dict[str, SeatClock]
+
+
 class TableFacts(msgspec.Struct):
     """The TD's facts about a match's table (`GET /matches/{id}/table`)."""
 

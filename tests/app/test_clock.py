@@ -311,3 +311,26 @@ def test_a_servers_sweeper_keeps_its_clocks_between_rounds(store, now):
     assert found == mid and rec.event.facts["player"] == nxt and rec.event.facts["turn_us"] == 60 * S
     assert sweeper.run_once() == []
     assert plain in sweeper._skip and mid not in sweeper._skip
+
+
+@pytest.mark.parametrize("game,players", [("uxinjo", 3), ("hakamo", 4), ("laugavatnsmanni", 3), ("svoi-kozyri", 2)])
+def test_every_game_takes_a_flag_fall_into_its_audit_trail_and_rechecks_clean(store, now, game, players):
+    from kartludo.app.audit.recheck import recheck_match
+    from kartludo.app.audit.trail import list_rulings
+    from kartludo.app.matches.refold import refold_all
+
+    svc = MatchService(store)
+    names = PLAYERS[:players]
+    mid = svc.create(game, names, seed=21, also=clock.setting(clock.control_of("1m", None)))
+    svc.deal(mid)
+    flagged = 0
+    for minute in range(1, 4):  # a flag falls each minute, the bot plays each flagged turn
+        now.at(60 * minute + 1)
+        flagged += len(clock.sweep(svc))
+    assert flagged >= 3
+    records = store.read_stream(stream_of(mid))
+    assert recheck_match(records, mid) == ([], [])
+    rulings = list_rulings(store, mid)
+    assert [r.type for r in rulings] == ["match.flag-fall"] * len(rulings) and len(rulings) >= 3
+    assert all(set(r.facts) == {"player", "control", "turn_started_at", "flag_fell_at", "turn_us"} for r in rulings)
+    assert refold_all(store)[1] == []  # `verify`'s full re-fold

@@ -89,6 +89,15 @@ def _flag_fall_story(k, later) -> str:
     assert "clock 1m+5s: " in replay and "flag fall: " in replay
     # the flagged seat's turn was played by the bot and earned its increment
     assert json.loads(k("clock", "show", mid, "--json"))["seats"][first]["remaining_ms"] == 5_000
+    ruling = listed[0]["id"]
+    shown = k("audit", "show", ruling)
+    assert "hakamo §Clocks (RULING: flag fall)" in shown and "flag fell at" in shown.replace("_", " ")
+    # appealed and overturned like every ruling: the seat gets back the 90 s that turn took
+    k("audit", "appeal", ruling, "--by", first, "--reason", "the server's clock ran while the lights were out")
+    k("token", "new", "--role", "td", "--label", "td2")
+    k("audit", "decide", ruling, "--by", "td2", "--overturn", "--reason", "the log shows the outage")
+    assert json.loads(k("clock", "show", mid, "--json"))["seats"][first] == {
+        "remaining_ms": 95_000, "running": False, "flags": 0}
     # the log with a flag fall checks out: hash chains and a full re-fold, and today's engine
     # would record the bot's plays as they were (the flag fall is the clock's, not the engine's)
     assert "OK" in k("verify").upper()

@@ -155,7 +155,8 @@ class Clock:
         self.paused = False
         self.used = [0] * n
         self.bonus = [0] * n
-        #: time on the current turn, and a TD's extra time for it (a move limit)
+        #: time on the current turn, and a TD's extra time for it or, given while the seat
+        #: waits, for its next turn (a move limit)
         self.turn = [0] * n
         self.turn_extra = [0] * n
         self.turn_start: list[int | None] = [None] * n
@@ -229,9 +230,9 @@ class Clock:
                 self.turn[s] = self.turn_extra[s] = 0
                 self.turn_start[s] = None
         for s in now_running:
-            if s not in self.running:  # a turn starts
+            if s not in self.running:  # a turn starts (with any extra time a TD gave for it)
                 self.acted.discard(s)
-                self.turn[s] = self.turn_extra[s] = 0
+                self.turn[s] = 0
                 self.turn_start[s] = rec.recorded_at_us
         self.running = now_running
 
@@ -250,7 +251,7 @@ class Clock:
         if self.control.move_limit_us and s in self.running:
             left.append(self.control.move_limit_us + self.turn_extra[s] - self.turn[s] - extra)
         elif self.control.move_limit_us and not self.control.base_us:
-            left.append(self.control.move_limit_us)
+            left.append(self.control.move_limit_us + self.turn_extra[s])  # its next turn
         return min(left) if left else 0
 
     def due(self, now_us: int) -> tuple[int, int] | None:

@@ -42,7 +42,7 @@ def now(store):
     return t
 
 
-def hakamo_on_clock(svc: MatchService, control: str = "5m+10s", move_limit: str | None = None) -> str:
+def hakamo_on_clock(svc: MatchService, control: str | None = "5m+10s", move_limit: str | None = None) -> str:
     """A Hakamo match on a clock, dealt at T0: Hakamo's bidding puts one seat to act at a time."""
     control_set = clock.control_of(control, move_limit)
     mid = svc.create("hakamo", PLAYERS, seed=11, actor="cli", also=clock.setting(control_set))
@@ -334,3 +334,19 @@ def test_every_game_takes_a_flag_fall_into_its_audit_trail_and_rechecks_clean(st
     assert [r.type for r in rulings] == ["match.flag-fall"] * len(rulings) and len(rulings) >= 3
     assert all(set(r.facts) == {"player", "control", "turn_started_at", "flag_fell_at", "turn_us"} for r in rulings)
     assert refold_all(store)[1] == []  # `verify`'s full re-fold
+
+
+def test_a_move_limits_extra_time_given_while_a_seat_waits_is_for_its_next_turn(store, now):
+    svc = MatchService(store)
+    mid = hakamo_on_clock(svc, None, move_limit="30s")
+    first = to_act(svc, mid)
+    waiting = next(p for p in PLAYERS if p != first)
+    clock.add_time(store, mid, waiting, "15s", by="td1", reason="a long call to make")
+    assert remaining(store, mid)[waiting] == 45_000
+    while to_act(svc, mid) != waiting:
+        now.us += 5 * S
+        move(svc, mid)
+    now.us += 40 * S
+    assert remaining(store, mid)[waiting] == 5_000 and clock.apply_due(svc, mid) == []
+    move(svc, mid)  # the turn ends: the extra time is spent
+    assert remaining(store, mid)[waiting] == 30_000

@@ -163,6 +163,7 @@ def test_a_flag_fall_is_a_ruling_applied_once_across_a_restart(store, now):
 
     [record] = list_rulings(store, mid)
     assert record.type == "match.flag-fall" and record.player == loser and record.facts["turn_us"] == 60 * S
+    assert [(h["kind"], h["by"]) for h in record.history][:1] == [("ruled", "clock")]
     assert resolve_ruling(store, f"{mid}/flag").id == record.id
 
 

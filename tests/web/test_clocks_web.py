@@ -96,3 +96,32 @@ def test_the_td_page_pauses_resumes_and_adds_time_with_a_reason(site, page, shot
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     page.screenshot(path=shots / "td-clocks-phone.png")
+
+
+def test_a_flag_fall_the_server_applied_shows_on_its_ruling_page(site, page, shots):
+    """The served app sweeps by itself (every second): a 1 s move limit runs out, the
+    server records the flag fall, and its ruling page shows the times as facts."""
+    import time
+
+    from kartludo.app.matches import clock
+    from kartludo.app.matches.pipeline import stream_of
+    from kartludo.events.match import FlagFall
+
+    created = site.api("POST", "/matches", site.td_token, json={"game": "hakamo", "players": PLAYERS, "seed": 8,
+                                                                 "move_limit": "1s"})
+    mid = created["match"]
+    deadline = time.monotonic() + 120
+    while True:  # readiness: the server's own sweep has recorded it
+        flags = [r for r in site.store.read_stream(stream_of(mid)) if isinstance(r.event, FlagFall)]
+        if flags:
+            break
+        assert time.monotonic() < deadline, "no flag fall recorded by the server's sweep"
+        time.sleep(0.1)
+    ruling = flags[0].event
+    assert flags[0].actor == clock.CLOCK_ACTOR
+    page.goto(f"{site.url}/ui/audit/{mid}/{ruling.ruling_id}")
+    page.wait_for_selector("#ruling-facts")
+    page.set_viewport_size(PHONE)
+    text = page.inner_text("main")
+    assert "hakamo §Clocks" in text and "flag fell at" in text.lower(), text
+    page.screenshot(path=shots / "flag-fall-ruling-phone.png", full_page=True)

@@ -330,12 +330,10 @@ class Folded(msgspec.Struct):
     after: dict[int, dict[str, Any]] = {}
 
 
-def fold(match_id: str, records: Sequence[Recorded], table: Sequence[Recorded], *, steps: bool = False,
-         upto: int | None = None) -> Folded:
-    """Fold a match stream (up to version ``upto``) and its table stream together, in the
-    store's global order; ``steps``: keep the clocks' reading after each match event."""
-    if upto is not None:
-        records = [r for r in records if r.version <= upto]
+def fold(match_id: str, records: Sequence[Recorded], table: Sequence[Recorded], *, steps: bool = False) -> Folded:
+    """Fold a match stream and its table stream together, in the store's global order
+    (the table's events after the match's last one too: a pause since); ``steps``: keep
+    the clocks' reading after each match event."""
     match = aggregate.start(match_id, records[0])
     control = control_of_table(table)
     if control is None:
@@ -344,9 +342,7 @@ def fold(match_id: str, records: Sequence[Recorded], table: Sequence[Recorded], 
         return Folded(match, None)
     clock = Clock(control, match.players, records[0].recorded_at_us)
     after: dict[int, dict[str, Any]] = {}
-    last = records[-1].position
-    _fold_on(match, clock, records[1:], [r for r in table if r.position <= last or upto is None],
-             after if steps else None)
+    _fold_on(match, clock, records[1:], table, after if steps else None)
     return Folded(match, clock, after)
 
 
@@ -430,10 +426,6 @@ def read(store: EventStore, match_id: str, *, steps: bool = False) -> Folded:
     """The match ``match_id`` (a full id) and its clocks, as the store holds them now."""
     return fold(match_id, store.read_stream(match_stream(match_id)), store.read_stream(table_stream(match_id)),
                 steps=steps)
-
-
-def has_clock(store: EventStore, match_id: str) -> bool:
-    return control_of_table(store.read_stream(table_stream(match_id))) is not None
 
 
 def reading(store: EventStore, match_id: str) -> dict[str, Any] | None:

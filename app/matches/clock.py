@@ -515,8 +515,10 @@ def apply_due(svc: Any, match_id: str) -> list[Recorded]:
     def decide(m: Match) -> list[Event]:
         records = store.read_stream(match_stream(match_id), 1, m.version)
         folded = fold(match_id, records, store.read_stream(table_stream(match_id)))
-        if folded.clock is None or folded.match.version != m.version:
-            raise NothingDue(f"match {match_id}: no clock")
+        if folded.clock is None:
+            raise NothingDue(f"match {match_id} has no clock")
+        if folded.match.version != m.version:  # the store holds less than was folded: the next sweep decides
+            raise NothingDue(f"match {match_id}: the store's stream ends at v{folded.match.version}, not v{m.version}")
         if m.closed:
             raise NothingDue(f"match {match_id} is closed")
         return flag_fall(m, folded.clock, store.clock())

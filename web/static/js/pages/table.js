@@ -182,6 +182,10 @@ function drawClocks(clock) {
   stopClocks = bar.stop;
   nodes.clocks.hidden = false;
   nodes.clocks.replaceChildren(bar.node);
+  if (clockPoll && state.status === "finished") { // the clocks have stopped for good
+    clearInterval(clockPoll);
+    clockPoll = null;
+  }
   if (!clockPoll && state.status !== "finished") {
     clockPoll = setInterval(async () => {
       try {

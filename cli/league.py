@@ -71,19 +71,26 @@ def series() -> None:
 @click.option("--minutes", type=click.IntRange(1, 525_600), required=True,
               help="The time limit, 1 to 525,600 minutes (a year).")
 @click.option("--starts-at", help="Start time, ISO 8601 (default: now).")
+@click.option("--clock", "clock_text", metavar="BASE+INC", help="Every match's time control, e.g. 5m+10s.")
+@click.option("--move-limit", metavar="TIME", help="Every match's limit on each turn, e.g. 60s.")
 @pass_env(writes=True)
-def series_new(env: Env, game: str, players: str, minutes: int, starts_at: str | None) -> None:
-    """Create a series and print only its id.
+def series_new(env: Env, game: str, players: str, minutes: int, starts_at: str | None, clock_text: str | None,
+               move_limit: str | None) -> None:
+    """Create a series and print only its id. With --clock or --move-limit every match
+    of the series is played on that clock (unless `match new` gives its own).
 
     \b
     Example:
         s=$(kartludo series new --game uxinjo --players ann,bob,cy --minutes 90 --starts-at 2026-12-01T18:00Z)
+        s=$(kartludo series new --game hakamo --players a,b,c,d --minutes 120 --clock 5m+10s)
     """
     from kartludo.app.league.series import create_series, parse_time
+    from kartludo.app.matches.clock import control_of
 
     names = [p.strip() for p in players.split(",") if p.strip()]
     start = parse_time(starts_at) if starts_at else None
-    click.echo(create_series(env.store, game, names, minutes, starts_at_us=start, actor="cli"))
+    control = control_of(clock_text, move_limit)
+    click.echo(create_series(env.store, game, names, minutes, starts_at_us=start, actor="cli", clock=control))
 
 
 @series.command("show")

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "projections": ("kartludo.cli.league", "projections", "Read models: status and rebuild."),
     "duplicate": ("kartludo.cli.duplicate", "duplicate", "Duplicate play: the same boards at many tables, scored "
                   "across them."),
+    "clock": ("kartludo.cli.clock", "clock", "Match clocks: show, sweep due flag falls, a TD's time and pauses."),
     "replay": ("kartludo.cli.replay", "replay", "Replay a deal step by step (interactive on a terminal)."),
     "audit": ("kartludo.cli.audit", "audit", "Penalty rulings: list, show, appeal, decide, recheck."),
     "hypo": ("kartludo.cli.hypo", "hypo", "Hypotheticals from any recorded moment; bot rollouts."),

@@ -51,9 +51,12 @@ def match() -> None:
 @click.option("--command-id", help="Idempotency key: a retried command with the same id is applied once.")
 @click.option("--auto-deal", is_flag=True, help="Start the next deal by itself when one ends (recorded as "
               "dealt by the table; the first deal is still `match deal`). Matches created over HTTP do by default.")
+@click.option("--clock", "clock_text", metavar="BASE+INC", help="A time control: BASE per seat plus INC for each "
+              "turn played, e.g. 5m+10s (a series match: default the series' own).")
+@click.option("--move-limit", metavar="TIME", help="A limit on each turn, e.g. 60s (alone or with --clock).")
 @pass_env(writes=True)
 def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str, ...], series: str | None,
-        command_id: str | None, auto_deal: bool) -> None:
+        command_id: str | None, auto_deal: bool, clock_text: str | None, move_limit: str | None) -> None:
     """Create a match of GAME and print only its id.
 
     In a series (--series) a match is created once the series' previous match has
@@ -61,8 +64,14 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
     rotation: the markers pass left after each match ended.
 
     \b
+    With --clock or --move-limit the match is played on a clock (`kartludo clock`):
+    a seat whose time runs out has its flag fall, a ruling the server (or `kartludo
+    clock sweep`) appends, and the game's heuristic bot plays its turn.
+
+    \b
     Example:
         m=$(kartludo match new uxinjo --players ann,bob,cy --seed 7 --option needed_base=2)
+        m=$(kartludo match new hakamo --players a,b,c,d --clock 5m+10s)
     """
     parsed: dict[str, str] = {}
     for item in options:
@@ -71,11 +80,15 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
             raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--option")
         parsed[key.strip()] = value.strip()
     names = [p.strip() for p in players.split(",") if p.strip()]
-    svc = service(env)
-    from kartludo.app.matches.autodeal import setting
+    from kartludo.app.matches import clock
+    from kartludo.app.matches.autodeal import both, setting
 
+    control = clock.control_of(clock_text, move_limit)  # a bad --clock is refused before anything is read
+    svc = service(env)
+    if control is None and series:
+        control = clock.series_control(env.store, series)
     match_id = svc.create(game, names or None, seed=seed, options=parsed, series=series, command_id=command_id,
-                          actor="cli", also=setting(True) if auto_deal else None)
+                          actor="cli", also=both(setting(True) if auto_deal else None, clock.setting(control)))
     click.echo(match_id)
 
 
@@ -233,8 +246,11 @@ def act(env: Env, match_id: str, player: str, command_id: str | None, verb: str,
         kartludo act 3f9c --as ann draw
         kartludo act 3f9c --as ann discard R5
     """
+    from kartludo.app.matches import clock
+
     svc = service(env)
     mid = svc.resolve(match_id)
+    clock.apply_due(svc, mid)  # a flag that fell before this command falls first
     m = svc.load(mid, refresh=False)
     from kartludo.app.duplicate.boards import after_command
 
@@ -274,6 +290,11 @@ def state(env: Env, match_id: str, player: str | None, all_hands: bool, fmt: str
     else:
         click.echo(f"match {m.id} · {m.game.title} · {m.status.replace('_', ' ')} · deal {m.game.deal_number(m.state)}")
         click.echo(m.game.render(m.state, viewer))
+        from kartludo.app.matches import clock
+
+        clocks = clock.line(env.store, m.id)
+        if clocks is not None:
+            click.echo(clocks)
         result = result_json(m)
         if result is not None:
             click.echo(result_line(result))

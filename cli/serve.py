@@ -15,6 +15,7 @@ DB_VARIABLE = "KARTLUDO_SERVE_DB"
 LIMITS_VARIABLE = "KARTLUDO_SERVE_LIMITS"
 READ_VARIABLE = "KARTLUDO_SERVE_READ_DB"
 LAG_VARIABLE = "KARTLUDO_SERVE_READ_MAX_LAG"
+SWEEP_VARIABLE = "KARTLUDO_SERVE_CLOCK_SWEEP"
 
 if TYPE_CHECKING:
     from litestar import Litestar
@@ -64,10 +65,12 @@ def _limit_options(func: F) -> F:
               help="A reverse proxy (IP address or network) whose X-Forwarded-For header names the client "
                    "for the per-address limits; repeatable. Default: none, not even 127.0.0.1 (a client "
                    "is the address it connects from).")
+@click.option("--clock-sweep", type=click.FloatRange(0.1, 3600), default=1.0, show_default=True, metavar="SECONDS",
+              help="How often each process looks for due flag falls of matches on a clock (also once at start).")
 @_limit_options
 @pass_env(writes=True)
 def serve(env: Env, host: str, port: int, workers: int, access_log: bool, trusted_proxies: tuple[str, ...],
-          **limits: Any) -> None:
+          clock_sweep: float, **limits: Any) -> None:
     """Serve the match API over HTTP (OpenAPI document at /schema/openapi.json).
 
     The --max-*, --*-streams* and --*-timeout options bound what one client may take
@@ -98,14 +101,15 @@ def serve(env: Env, host: str, port: int, workers: int, access_log: bool, truste
     if workers == 1:
         from kartludo.service.app import create_app
 
-        uvicorn.run(create_app(env.db_url, limits=chosen, read_urls=env.read_urls, read_max_lag=env.read_max_lag),
-                    **options)
+        uvicorn.run(create_app(env.db_url, limits=chosen, read_urls=env.read_urls, read_max_lag=env.read_max_lag,
+                               clock_sweep=clock_sweep), **options)
         return
     os.environ[DB_VARIABLE] = env.db_url
     os.environ.update(worker_pool(env.db_url, workers, os.environ))
     os.environ[READ_VARIABLE] = " ".join(env.read_urls)
     os.environ[LAG_VARIABLE] = str(env.read_max_lag)
     os.environ[LIMITS_VARIABLE] = msgspec.json.encode(chosen).decode()
+    os.environ[SWEEP_VARIABLE] = str(clock_sweep)
     # each worker imports the protocol by name; app_from_environment gives it the limits
     uvicorn.run("kartludo.cli.serve:app_from_environment", factory=True, workers=workers,
                 **{**options, "http": "kartludo.service.limits:GuardedHttpProtocol"})
@@ -136,4 +140,5 @@ def app_from_environment() -> Litestar:
     from kartludo.store.replicas import read_urls
 
     return create_app(os.environ[DB_VARIABLE], limits=limits, read_urls=read_urls(os.environ.get(READ_VARIABLE, "")),
-                      read_max_lag=float(os.environ.get(LAG_VARIABLE, "2")))
+                      read_max_lag=float(os.environ.get(LAG_VARIABLE, "2")),
+                      clock_sweep=float(os.environ.get(SWEEP_VARIABLE, "1")))

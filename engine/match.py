@@ -27,7 +27,7 @@ import msgspec
 from kartludo.engine.base import ALL, Game, Viewer
 from kartludo.engine.registry import get_game
 from kartludo.events.base import Event
-from kartludo.events.match import MatchClosed, MatchCreated, RulingAppealed, RulingDecided
+from kartludo.events.match import FlagFall, MatchClosed, MatchCreated, RulingAppealed, RulingDecided
 from kartludo.events.streams import match_stream
 
 
@@ -61,11 +61,12 @@ class Stored(Protocol):
 
 
 #: the events the match records about itself (public to every reader: no card in them)
-MATCH_FACTS = (MatchCreated, MatchClosed, RulingAppealed, RulingDecided)
+MATCH_FACTS = (MatchCreated, MatchClosed, RulingAppealed, RulingDecided, FlagFall)
 #: the facts a fold records on the match (a second ``MatchCreated`` goes to the engine, which refuses it)
-_OWN = frozenset({MatchClosed, RulingAppealed, RulingDecided})
-#: the match facts the game's engine never folds
-_NOT_FOR_THE_ENGINE = frozenset({MatchClosed})
+_OWN = frozenset({MatchClosed, RulingAppealed, RulingDecided, FlagFall})
+#: the match facts the game's engine never folds (a flag fall is the clock's ruling, not the
+#: rules': its consequence, the bot's turn, is made of the game's own events that follow it)
+_NOT_FOR_THE_ENGINE = frozenset({MatchClosed, FlagFall})
 
 
 class Dispute(msgspec.Struct, frozen=True):
@@ -186,6 +187,10 @@ def describe(game: Game[Any], before: Any, event: Event, viewer: Viewer, players
         return f"match created: {game.title}, {', '.join(players)}"
     if isinstance(event, MatchClosed):
         return f"match closed after deal {event.deal}: {event.reason}"
+    if isinstance(event, FlagFall):
+        player = players[event.seat] if 0 <= event.seat < len(players) else f"seat {event.seat + 1}"
+        return f"flag fall: {player}'s time ran out ({event.facts.get('control', 'clock')}); " + str(
+            event.effect.get("text", "the heuristic bot plays the turn"))
     if isinstance(event, RulingAppealed):
         return f"{event.by} appeals ruling {event.ruling_id}: {event.reason}"
     if isinstance(event, RulingDecided):

@@ -84,6 +84,16 @@ class Ruling(Event, frozen=True, kw_only=True, tag="match.ruling"):
     effect: dict[str, Any] = {}
 
 
+class FlagFall(Ruling, frozen=True, kw_only=True, tag="match.flag-fall"):
+    """A seat's time ran out (``app.matches.clock``): a ruling the server appends,
+    not the game's engine, so the engines never fold it (the match aggregate records
+    it). ``facts`` hold the times it was judged on (the control, when the seat was put
+    to act, the time it had, when its flag fell: no card); ``effect`` the consequence
+    (``"bot"``: the game's heuristic bot plays the seat's turn, its events follow this
+    one in the same append). Appealed and decided like every ruling; an overturn gives
+    the seat back the time that turn took (``facts["turn_us"]``)."""
+
+
 class RulingAppealed(Event, frozen=True, kw_only=True, tag="match.ruling-appealed"):
     ruling_id: str
     by: str
@@ -124,5 +134,5 @@ class MatchClosed(Event, frozen=True, kw_only=True, tag="match.closed"):
     deal: int
 
 
-MATCH_EVENTS = (MatchCreated, DealStarted, RulingAppealed, RulingDecided, MatchClosed)
+MATCH_EVENTS = (MatchCreated, DealStarted, RulingAppealed, RulingDecided, MatchClosed, FlagFall)
 match_decoder = register_union(*MATCH_EVENTS)

@@ -26,7 +26,7 @@ import sqlalchemy as sa
 
 from kartludo.engine.base import BadCommand, Game
 from kartludo.engine.registry import get_game
-from kartludo.events.match import MatchCreated, Ruling, RulingAppealed, RulingDecided
+from kartludo.events.match import FlagFall, MatchCreated, Ruling, RulingAppealed, RulingDecided
 from kartludo.projections.runner import Item, MatchStep, Projection, dumps, insert_rows
 from kartludo.projections.schema import ruling_history, ruling_voids, rulings
 from kartludo.store import Recorded
@@ -145,7 +145,8 @@ class AuditProjection(Projection):
                     step.created.series, "standing", None, rec.recorded_at_us,
                     changes is not None and event.ruling_id in changes.started, None,
                 ]
-                history.append((aid, "ruled", "engine", event.rule, rec))
+                # the engine's rulings, and the clock's (a flag fall: recorded by the server)
+                history.append((aid, "ruled", "clock" if isinstance(event, FlagFall) else "engine", event.rule, rec))
             elif kind is _DISPUTE:
                 aid = audit_id(step.match_id, event.ruling_id)
                 if isinstance(event, RulingAppealed):

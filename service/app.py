@@ -11,15 +11,19 @@ What the handlers share is ``Services`` (``service.services``).
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 from litestar import Litestar, Request
+from litestar.concurrency import sync_to_thread
 from litestar.connection import ASGIConnection
 from litestar.exceptions import HTTPException
 from litestar.handlers import BaseRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from kartludo.app.matches.clock import Sweeper
 from kartludo.service.deps import DEPENDENCIES
 from kartludo.service.docs import OfflineDocs
 from kartludo.service.errors import HANDLERS, BodyTooDeep, UnknownParameter
@@ -30,6 +34,8 @@ from kartludo.store import EventStore
 from kartludo.store.replicas import ReadRouter
 
 __all__ = ["Services", "create_app"]
+
+_log = logging.getLogger("kartludo.service")
 
 
 def _services(request: Request[Any, Any, Any]) -> Services:
@@ -155,10 +161,15 @@ _resolve_dependencies_in_order()
 
 
 def create_app(store_url: str, *, store: EventStore | None = None, limits: Limits | None = None,
-               read_urls: list[str] | None = None, read_max_lag: float | None = None) -> Litestar:
+               read_urls: list[str] | None = None, read_max_lag: float | None = None,
+               clock_sweep: float | None = 1.0) -> Litestar:
     """The Litestar app serving the match API over the store at ``store_url``, within
     ``limits`` (default ``Limits()``); reads of events may go to the hot standbys at
-    ``read_urls`` (``store.replicas``), at most ``read_max_lag`` seconds behind."""
+    ``read_urls`` (``store.replicas``), at most ``read_max_lag`` seconds behind.
+
+    At start the app applies the flag falls that fell while no server ran (found from
+    the log), then sweeps every ``clock_sweep`` seconds (None: only at start): each is
+    appended at the version it was decided on, so two servers never apply one twice."""
     own = store is None
     store = store if store is not None else EventStore.open(store_url)
     limits = limits or Limits()
@@ -166,10 +177,32 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
     reads = ReadRouter.of(store, read_urls or [], **lag)
     services = Services(store, store_url, limits, reads)
 
+    sweeper = Sweeper(services.svc, services.locked)
+    sweeping: list[asyncio.Task[None]] = []
+
+    async def sweep_once() -> None:
+        try:
+            applied = await sync_to_thread(sweeper.run_once)
+        except Exception:  # noqa: BLE001 - a database hiccup: the next round tries again
+            _log.exception("clock sweep failed")
+            return
+        for match_id in dict.fromkeys(m for m, _ in applied):
+            services.live.notify(match_id)
+
+    async def sweep_forever(every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            await sweep_once()
+
     async def startup(app: Litestar) -> None:
         await services.live.start()
+        await sweep_once()  # pending flag falls, found from the log after a restart
+        if clock_sweep is not None:
+            sweeping.append(asyncio.create_task(sweep_forever(clock_sweep)))
 
     async def shutdown(app: Litestar) -> None:
+        for task in sweeping:
+            task.cancel()
         await services.live.stop()
         if reads is not None:
             reads.close()

@@ -50,6 +50,26 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
     #: the table deals by itself: the first deal at once, then the next whenever one ends
     #: (off: a TD deals each deal, `POST /matches/{id}/deals`, e.g. with a physical deck)
     auto_deal: bool = True
+    #: a time control, BASE+INCREMENT (`5m+10s`); a series match: default the series' own
+    clock: Word | None = None
+    #: a limit on each turn (`60s`)
+    move_limit: Word | None = None
+
+
+class AddTime(msgspec.Struct, forbid_unknown_fields=True):
+    """A TD's extra time for one seat."""
+
+    #: the player who gets the time
+    seat: Name
+    #: how much: `60s`, `2m`
+    time: Word
+    reason: Reason
+
+
+class ClockChange(msgspec.Struct, forbid_unknown_fields=True):
+    """A TD's pause or resumption of a match's clocks."""
+
+    reason: Reason
 
 
 class CreatedMatch(msgspec.Struct):
@@ -158,6 +178,32 @@ class Moves(msgspec.Struct):
     shapes: list[dict[str, Any]]
     #: command -> what to confirm first (`text`, `rule`)
     cautions: dict[str, dict[str, str]]
+
+
+class SeatClock(msgspec.Struct):
+    #: the seat's remaining time now (as of `as_of`), in milliseconds
+    remaining_ms: int
+    #: the seat is to act and its clock runs (false while the match is paused)
+    running: bool
+    #: the seat's flag falls standing (not overturned)
+    flags: int
+
+
+class ClockOut(msgspec.Struct):
+    """A match's clocks (`GET /matches/{id}/clock`; `state`'s `clock`)."""
+
+    #: the time control as typed: `5m+10s`, `1m a turn`, or both
+    control: str
+    base_ms: int
+    increment_ms: int
+    move_limit_ms: int
+    #: what a flag fall does: `bot` (the game's heuristic bot plays the seat's turn)
+    consequence: str
+    paused: bool
+    #: the server's time of these figures (UTC, ISO 8601)
+    as_of: str
+    #: per player, in seat order
+    seats: dict[str, SeatClock]
 
 
 class TableFacts(msgspec.Struct):

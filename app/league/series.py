@@ -98,7 +98,10 @@ def create_series(
     starts_at_us: int | None = None,
     actor: str = "",
     series_id: str | None = None,
+    clock: Any = None,
 ) -> str:
+    """Create a series; ``clock`` (an ``events.clock.ClockSet``) is the time control
+    of every match added to it, recorded after its ``SeriesCreated`` in one append."""
     from kartludo.app.matches.setup import check_players
 
     game = get_game(game_name)
@@ -110,7 +113,7 @@ def create_series(
     start = store.clock() if starts_at_us is None else starts_at_us
     check_start(start)
     event = SeriesCreated(game=game.name, players=players, minutes=minutes, starts_at_us=start)
-    store.append(series_stream(series_id), [event], 0, actor=actor)
+    store.append(series_stream(series_id), [event, *([clock] if clock is not None else [])], 0, actor=actor)
     return series_id
 
 

@@ -38,9 +38,19 @@ def setting(auto_deal: bool) -> Any:
 
 
 def both(*alsos: Any) -> Any:
-    """Several ``also`` functions as one (their appends in one transaction)."""
+    """Several ``also`` functions as one (their appends in one transaction; two appends
+    to one stream, the table's setting and its clock, become one)."""
     def also(match_id: str, seats: list[str]) -> list[Any]:
-        return [batch for fn in alsos if fn is not None for batch in fn(match_id, seats)]
+        merged: dict[str, tuple[str, list[Any], int]] = {}
+        for fn in alsos:
+            if fn is None:
+                continue
+            for stream, events, version in fn(match_id, seats):
+                if stream in merged:
+                    merged[stream] = (stream, [*merged[stream][1], *events], merged[stream][2])
+                else:
+                    merged[stream] = (stream, list(events), version)
+        return list(merged.values())
 
     return also
 

@@ -19,6 +19,7 @@ from typing import Any
 from kartludo.app.duplicate.boards import Boards
 from kartludo.app.errors import AppError, UnknownMatch
 from kartludo.app.matches import snapshots
+from kartludo.app.matches.clock import Clocks
 from kartludo.app.matches.log import Entry, MatchLog, Moment
 from kartludo.app.matches.pipeline import MatchService, Outcome
 from kartludo.app.reading.presenters import (
@@ -58,6 +59,8 @@ class MatchReader:
         self._feeds_lock = threading.Lock()
         #: which matches are duplicate boards, and which of those are still hidden
         self.boards = Boards(svc)
+        #: the clocks of the matches read here (``app.matches.clock``), folded once each
+        self.clocks = Clocks(svc.store)
 
     # --- duplicate boards ----------------------------------------------------------------------
     def check(self, match: Match, viewer: Viewer, td: bool) -> None:
@@ -85,6 +88,9 @@ class MatchReader:
         ``legal`` list). ``td`` (default: the view is ``ALL``): a TD's authority."""
         self.check(match, viewer, viewer == ALL if td is None else td)
         out = state_json(self.svc, match, viewer)
+        ticking = self.clocks.reading(match.id)  # the seats' times: public, no card in them
+        if ticking is not None:
+            out["clock"] = ticking
         if moves and isinstance(viewer, int) and viewer >= 0:
             out.update(moves_json(match, viewer, expanded=expanded))
         return out
@@ -205,8 +211,11 @@ class MatchReader:
         if not steps:
             return None
         created = aggregate.start(match_id, first)
-        return ReplayRead(Replay(created, deal, deals, steps), log, viewer, viewer == ALL if td is None else td,
-                          self.svc)
+        from kartludo.app.matches.clock import replay_readings
+
+        clocks = replay_readings(self.store, match_id)  # public: times, no card
+        return ReplayRead(Replay(created, deal, deals, steps, clocks), log, viewer,
+                          viewer == ALL if td is None else td, self.svc)
 
     # --- command outcomes ------------------------------------------------------------------
     def outcome(self, outcome: Outcome, viewer: Viewer) -> OutcomeOut:
@@ -387,6 +396,8 @@ class ReplayRead:
                                secrets=entitled)[0]
             state = state_json(self.svc, Match(m.id, m.game, m.created, st.state, st.record.version), view,
                                secrets=secrets)
+            if st.record.version in rep.clocks:
+                state["clock"] = rep.clocks[st.record.version]
             text = rep.description(k, view)
             out.append(ReplayStep(k, count, text, event_out(st.record, event,
                                                             narrowed_hash(through, st.record, may_see, event), text),

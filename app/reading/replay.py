@@ -36,6 +36,8 @@ class Replay(msgspec.Struct):
     deal: int
     deals: list[int]
     steps: list[Step]
+    #: a match with a clock: the clocks after each event, by version (``app.matches.clock``)
+    clocks: dict[int, dict[str, Any]] = {}
 
     @property
     def game(self) -> Game[Any]:
@@ -209,5 +211,11 @@ class Navigator:
         head = (f"{self.replay.game.title} · match {self.replay.match.id} · deal {self.replay.deal} · "
                 f"step {self.k}/{self.count} · #{rec.position} · {self.viewer_name()}")
         applied = [f"  rule applied: {r}" for r in self.replay.rulings(self.k)]
-        return "\n".join([head, f"» {self.replay.description(self.k, self.viewer)}", *applied, "",
+        reading = self.replay.clocks.get(rec.version)
+        clocks = []
+        if reading is not None:
+            from kartludo.app.matches.clock import reading_line
+
+            clocks = [f"  {reading_line(reading)}"]
+        return "\n".join([head, f"» {self.replay.description(self.k, self.viewer)}", *applied, *clocks, "",
                           self.replay.render(self.k, self.viewer)])

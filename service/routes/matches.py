@@ -18,7 +18,7 @@ from litestar.params import JSONBody, Parameter
 from kartludo.app.duplicate.boards import after_command
 from kartludo.app.errors import AppError
 from kartludo.app.league import listing
-from kartludo.app.matches import autodeal
+from kartludo.app.matches import autodeal, clock
 from kartludo.app.reading.presenters import view_name
 from kartludo.app.tokens import Principal, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.engine.base import ALL
@@ -64,10 +64,14 @@ def _create_match(services: Services, user: Principal, data: s.CreateMatch) -> s
         issued["secrets"] = secrets
         return [(seat_tokens_stream(match_id), events, 0)]
 
+    control = clock.control_of(data.clock, data.move_limit)
+    if control is None and data.series:
+        control = clock.series_control(services.store, data.series)
     match_id, duplicate = svc.create_once(data.game, data.players, seed=data.seed, options=data.options,
                                           series=data.series, actor=actor, command_id=data.command_id,
                                           caller=caller_scope(user),
-                                          also=autodeal.both(seat_tokens, autodeal.setting(data.auto_deal)))
+                                          also=autodeal.both(seat_tokens, autodeal.setting(data.auto_deal),
+                                                             clock.setting(control)))
     with services.locked(match_id):
         match = svc.load(match_id)
         players = match.players
@@ -158,6 +162,7 @@ def submit_command(services: Svcs, svc: Svc, user: User, mid: MatchOf, seat: Sea
     returns the first result. The response also carries the match after the command in
     the seat's view (`state`) and the seat's legal commands now (`legal`)."""
     with services.locked(mid):
+        clock.apply_due(svc, mid)  # a flag that fell before this command falls first
         match = svc.load(mid, refresh=False)
         outcome = svc.act(mid, match.players[seat], data.verb, data.args, command_id=data.command_id)
         dealt = after_command(svc, mid)  # the next deal of a table dealing by itself; a duplicate's next board

@@ -2,6 +2,7 @@
 // list beside it. The URL (?deal=&step=&view=) always names the moment shown.
 import { api, ApiError, el, errorBox, gameTitle, page, show, storedToken, takeTokenFromFragment } from "../api.js";
 import { renderTable } from "../tables/index.js";
+import { clocksBar } from "../clock.js";
 
 const { main, data } = page();
 const matchId = data.match;
@@ -205,7 +206,8 @@ function drawStep() {
   nodes.now.replaceChildren(
     el("span", { class: "where" }, `Deal ${rep.deal} · step ${k} of ${rep.steps.length} · #${s.event.position}`
       + `${s.event.actor ? ` · by ${s.event.actor}` : ""} · ${viewLabel(rep.view)}`),
-    el("span", { class: "description" }, s.description));
+    el("span", { class: "description" }, s.description),
+    s.state.clock ? clocksBar(s.state.clock, s.state.players, { id: "replay-clocks" }).node : null);
   const here = notes.get(s.event.position) || [];
   nodes.notes.replaceChildren(...[
     here.length ? el("ul", { class: "annotations" }, here.map((a) => el("li", {},

@@ -17,6 +17,7 @@ import { renderTable } from "../tables/index.js";
 import { phaseText } from "../tables/common.js";
 import { controls, handRow, MAX_CONTROLS, selectionLimit, verbLabel } from "../tables/actions.js";
 import { termLink, VERB_TERMS } from "../terms.js";
+import { clocksBar } from "../clock.js";
 
 const { main, data } = page();
 const matchId = data.match;
@@ -164,9 +165,46 @@ function setBusy(busy) {
   for (const b of main.querySelectorAll("#dock button")) b.disabled = busy || b.dataset.off === "1";
 }
 
+let stopClocks = () => {};
+let clockPoll = null;
+const CLOCK_POLL_MS = 10000; // a TD's extra time or pause reaches the page within this
+
+/** The clocks bar from the server's latest figures (the seat to act ticking from them). */
+function drawClocks(clock) {
+  stopClocks();
+  stopClocks = () => {};
+  if (!clock || !state) {
+    nodes.clocks.replaceChildren();
+    nodes.clocks.hidden = true;
+    return;
+  }
+  const bar = clocksBar(clock, state.players, { me: me && me.player, live: state.status !== "finished" });
+  stopClocks = bar.stop;
+  nodes.clocks.hidden = false;
+  nodes.clocks.replaceChildren(bar.node);
+  if (clockPoll && state.status === "finished") { // the clocks have stopped for good
+    clearInterval(clockPoll);
+    clockPoll = null;
+  }
+  if (!clockPoll && state.status !== "finished") {
+    clockPoll = setInterval(async () => {
+      try {
+        const fresh = await api(`/matches/${encodeURIComponent(matchId)}/clock`, { token });
+        if (state) { state.clock = fresh; drawClocks(fresh); }
+      } catch {
+        // the next poll or state tries again
+      }
+    }, CLOCK_POLL_MS);
+  }
+}
+
 function take(fresh, freshShapes, freshCautions) {
   // never step back: a slow command response may land after a refresh that saw later events
   if (state && fresh.version < state.version) return;
+  if (state && fresh.clock && fresh.version === state.version) { // the same moment, the clocks' newer figures
+    state.clock = fresh.clock;
+    drawClocks(fresh.clock);
+  }
   const sameHand = state && JSON.stringify(hand()) === JSON.stringify(((fresh.hands || {})[me.player]) || []);
   const sameShapes = JSON.stringify(shapes) === JSON.stringify(freshShapes);
   // the same moment again (a refresh the live stream asked for, answered after the command's
@@ -322,6 +360,7 @@ function draw() {
   nodes.heading.textContent = `${gameTitle(state.game)} · ${matchId}` + (me.player ? ` · ${me.player}` : "");
   drawBoardLine();
   nodes.status.textContent = statusText();
+  drawClocks(state.clock);
   const turn = myTurn();
   if (turn && !wasMyTurn) chime();
   wasMyTurn = turn;
@@ -508,6 +547,7 @@ async function start() {
   nodes.traveller = el("div", { "aria-live": "polite" });
   nodes.next = el("div", {});
   nodes.status = el("p", { id: "status", "aria-live": "polite" });
+  nodes.clocks = el("div", { id: "clocks-box", hidden: true });
   nodes.connection = el("span", { class: "connection", id: "connection" }, "connecting…");
   nodes.message = el("div", { id: "message", "aria-live": "assertive" });
   nodes.dock = el("section", { class: "dock", id: "dock", "aria-label": me.role === "seat" ? "Your hand and moves" : "Commands" });
@@ -542,6 +582,7 @@ async function start() {
       el("button", { type: "button", onclick: () => { storeToken(matchId, null); token = null; start(); } }, "Leave seat")),
     nodes.board,
     nodes.status,
+    nodes.clocks,
     nodes.after,
     nodes.tableBox,
     nodes.dock,

@@ -1,12 +1,14 @@
 // The TD's page of one match: the table with every hand (the TD's view), Deal next when
-// a deal may start, whether the match deals by itself, and the match's rulings. Needs a
-// TD token (kept in this tab only, like a seat's).
+// a deal may start, whether the match deals by itself, the match's clocks (with the TD's
+// pause, resume and extra time) and the match's rulings. Needs a TD token (kept in this
+// tab only, like a seat's).
 import {
   api, askForTdToken, el, errorBox, followEvents, gameTitle, page, ruleLink, show, storeToken, takeTokenFromFragment, TD_SCOPE,
   tdHolder,
 } from "../api.js";
 import { renderTable } from "../tables/index.js";
 import { phaseText } from "../tables/common.js";
+import { clocksBar } from "../clock.js";
 
 const { main, data } = page();
 const matchId = data.match;
@@ -29,6 +31,48 @@ async function dealNext() {
     nodes.message.replaceChildren(errorBox(err));
     await refresh();
   }
+}
+
+let stopClocks = () => {};
+let clockReason = ""; // kept while the page redraws on each event
+
+/** The clocks, ticking, and the TD's controls: pause or resume, extra time for a seat (each with a reason). */
+function drawClocks(state) {
+  stopClocks();
+  stopClocks = () => {};
+  if (!state.clock) {
+    nodes.clocks.replaceChildren();
+    return;
+  }
+  const bar = clocksBar(state.clock, state.players, { live: state.status !== "finished" });
+  stopClocks = bar.stop;
+  const id = encodeURIComponent(matchId);
+  const reason = el("input", { id: "clock-reason", size: 24, maxlength: 2000, required: true, "aria-label": "Reason",
+    value: clockReason, oninput: (e) => { clockReason = e.target.value; } });
+  const seat = el("select", { id: "clock-seat", "aria-label": "Seat" }, state.players.map((p) => el("option", { value: p }, p)));
+  const time = el("input", { id: "clock-time", size: 5, value: "60s", required: true, "aria-label": "Extra time (60s, 2m)" });
+  const send = async (path, body) => {
+    nodes.message.replaceChildren();
+    if (!reason.value.trim()) {
+      reason.focus();
+      nodes.message.replaceChildren(el("p", { class: "error", role: "alert" }, "Give a reason: it is recorded with your name."));
+      return;
+    }
+    try {
+      await api(`/matches/${id}/clock/${path}`, { token, method: "POST", body: { ...body, reason: reason.value.trim() } });
+      clockReason = "";
+    } catch (err) {
+      nodes.message.replaceChildren(errorBox(err));
+    }
+    await refresh();
+  };
+  const over = state.status === "finished";
+  nodes.clocks.replaceChildren(...[bar.node, over ? null : el("form", { class: "legal clock-td", id: "clock-td",
+    onsubmit: (e) => { e.preventDefault(); send("time", { seat: seat.value, time: time.value.trim() }); } },
+  el("label", { for: "clock-reason" }, "Reason "), reason,
+  el("button", { type: "button", id: "clock-pause", onclick: () => send(state.clock.paused ? "resume" : "pause", {}) },
+    state.clock.paused ? "Resume clocks" : "Pause clocks"),
+  seat, time, el("button", { type: "submit", id: "clock-add" }, "Add time"))].filter(Boolean));
 }
 
 async function refresh() {
@@ -55,6 +99,7 @@ async function refresh() {
       el("a", { href: `/ui/audit/${r.match}/${r.ruling_id}` }, r.id), ` · deal ${r.deal} · ${r.player} · ${r.status} · `,
       ruleLink(r.rule, r.game)))
     : [el("li", { class: "muted" }, "No rulings recorded.")]));
+  drawClocks(state);
   try {
     nodes.table.replaceChildren(renderTable(state, {}));
   } catch (err) {
@@ -89,6 +134,7 @@ async function start() {
   nodes.deal = el("button", { type: "button", class: "primary", id: "deal-next", onclick: dealNext, disabled: true }, "Deal next");
   nodes.auto = el("p", { class: "muted", id: "auto-deal" });
   nodes.message = el("div", { id: "message", "aria-live": "assertive" });
+  nodes.clocks = el("div", { id: "clocks-box" });
   nodes.table = el("div", { id: "table" });
   nodes.rulings = el("ul", { id: "rulings" });
   show(main,
@@ -97,7 +143,7 @@ async function start() {
       el("a", { href: `/ui/audit?match=${encodeURIComponent(matchId)}` }, "rulings"),
       el("button", { type: "button", onclick: () => { storeToken(TD_SCOPE, null); token = null; start(); } }, "Forget token")),
     nodes.status,
-    el("div", { class: "legal" }, nodes.deal), nodes.auto, nodes.message,
+    el("div", { class: "legal" }, nodes.deal), nodes.auto, nodes.clocks, nodes.message,
     el("section", { "aria-label": "Table (every hand)" }, nodes.table),
     el("h2", {}, "Rulings"), nodes.rulings);
   await refresh();

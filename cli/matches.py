@@ -51,9 +51,13 @@ def match() -> None:
 @click.option("--command-id", help="Idempotency key: a retried command with the same id is applied once.")
 @click.option("--auto-deal", is_flag=True, help="Start the next deal by itself when one ends (recorded as "
               "dealt by the table; the first deal is still `match deal`). Matches created over HTTP do by default.")
+@click.option("--watch-delay", metavar="DELAY", help="Watchers (the public view: no token) see the table this "
+              "far behind: 2 (moves: seats' commands) or 30s (seconds; 2min). Default: live. `watch set` changes it.")
+@click.option("--watch-hands", is_flag=True, help="Watchers see every hand, in the delayed view only (needs "
+              "--watch-delay).")
 @pass_env(writes=True)
 def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str, ...], series: str | None,
-        command_id: str | None, auto_deal: bool) -> None:
+        command_id: str | None, auto_deal: bool, watch_delay: str | None, watch_hands: bool) -> None:
     """Create a match of GAME and print only its id.
 
     In a series (--series) a match is created once the series' previous match has
@@ -63,7 +67,11 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
     \b
     Example:
         m=$(kartludo match new uxinjo --players ann,bob,cy --seed 7 --option needed_base=2)
+        m=$(kartludo match new hakamo --players ann,bob,cy,dan --watch-delay 2 --watch-hands)
     """
+    from kartludo.app.watching import creation
+
+    watch = creation(watch_delay, watch_hands, "cli")  # refused before anything is written
     parsed: dict[str, str] = {}
     for item in options:
         key, sep, value = item.partition("=")
@@ -72,10 +80,10 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
         parsed[key.strip()] = value.strip()
     names = [p.strip() for p in players.split(",") if p.strip()]
     svc = service(env)
-    from kartludo.app.matches.autodeal import setting
+    from kartludo.app.matches.autodeal import both, setting
 
     match_id = svc.create(game, names or None, seed=seed, options=parsed, series=series, command_id=command_id,
-                          actor="cli", also=setting(True) if auto_deal else None)
+                          actor="cli", also=both(setting(True) if auto_deal else None, watch))
     click.echo(match_id)
 
 

@@ -215,3 +215,27 @@ class StreamSlots:
                 self._open[key] -= 1
                 if self._open[key] <= 0:
                     del self._open[key]
+
+
+class Watchers:
+    """How many watchers (live streams in the public view) each match has open on this
+    server process. Per process: with ``serve --workers N`` each process counts its own
+    streams (a match's watchers on other processes are not counted)."""
+
+    def __init__(self) -> None:
+        self._open: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def join(self, match_id: str) -> None:
+        with self._lock:
+            self._open[match_id] += 1
+
+    def leave(self, match_id: str) -> None:
+        with self._lock:
+            self._open[match_id] -= 1
+            if self._open[match_id] <= 0:
+                del self._open[match_id]
+
+    def count(self, match_id: str) -> int:
+        with self._lock:
+            return self._open.get(match_id, 0)

@@ -38,9 +38,19 @@ def setting(auto_deal: bool) -> Any:
 
 
 def both(*alsos: Any) -> Any:
-    """Several ``also`` functions as one (their appends in one transaction)."""
+    """Several ``also`` functions as one (their appends in one transaction; two on one
+    stream, a new match's table settings, become one append)."""
     def also(match_id: str, seats: list[str]) -> list[Any]:
-        return [batch for fn in alsos if fn is not None for batch in fn(match_id, seats)]
+        merged: dict[str, tuple[str, list[Any], int]] = {}
+        for fn in alsos:
+            if fn is None:
+                continue
+            for stream, events, expected in fn(match_id, seats):
+                if stream in merged:
+                    merged[stream][1].extend(events)
+                else:
+                    merged[stream] = (stream, list(events), expected)
+        return list(merged.values())
 
     return also
 

@@ -168,8 +168,10 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
 
     async def startup(app: Litestar) -> None:
         await services.live.start()
+        await services.watchers.start()
 
     async def shutdown(app: Litestar) -> None:
+        await services.watchers.stop()
         await services.live.stop()
         if reads is not None:
             reads.close()

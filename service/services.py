@@ -48,8 +48,8 @@ class Services:
         self.tokens = TokenIndex(store)
         self.live = LiveHub(store, url)
         self.streams = StreamSlots(limits)
-        #: the open watcher streams (the public view) per match, in this process
-        self.watchers = Watchers()
+        #: the open watcher streams (the public view) per match, on every process
+        self.watchers = Watchers(store)
         self.svc = MatchService(store)
         #: what a caller sees of a match (over the same folded matches: a command's events
         #: are folded once, for the command and for every live stream)

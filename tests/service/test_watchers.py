@@ -11,6 +11,7 @@ move, the live stream against the moves begun when each message arrived.
 from __future__ import annotations
 
 import random
+import time
 
 import every_game
 import httpx
@@ -61,6 +62,16 @@ def test_every_anonymous_route_is_listed(client):
     assert found == set(ANONYMOUS_ROUTES), (found - set(ANONYMOUS_ROUTES), set(ANONYMOUS_ROUTES) - found)
 
 
+def until(ready, limit: int = 3000) -> None:
+    """Wait until ``ready()`` (readiness, polled; no timed assertion: a generous cap only
+    turns a hang into a failure)."""
+    for _ in range(limit):
+        if ready():
+            return
+        time.sleep(0.01)
+    raise AssertionError("never ready")
+
+
 def _play(http, mid, tokens, players, game, rng, bot, store):
     """One bot move through the API; returns the response's JSON."""
     svc = MatchService(store)
@@ -102,6 +113,7 @@ def test_a_watcher_never_sees_a_move_early(game_name, server, sse, store, td_tok
             super().append(item)
 
     stream.messages = Tagged(stream.messages)
+    until(lambda: http.get(f"/matches/{mid}/state", headers=bearer(td_token)).json()["watchers"] == 1)
     svc = MatchService(store)
     firsts: list[int] = []  # each move's first version
     bot = heuristic(game_name)
@@ -232,8 +244,8 @@ def test_seconds_delay_follows_the_stores_clock(client, store, td_token):
         assert client.get(f"/matches/{mid}/state").json()["version"] == versions[0]
         now[0] += 15_000_000  # +55 s: up to +25 s
         assert client.get(f"/matches/{mid}/state").json()["version"] == versions[1]
-        now[0] += 100_000_000
-        assert client.get(f"/matches/{mid}/state").json()["version"] == versions[-1]
+        now[0] += 100_000_000  # everything (a deal the table started after the last move too)
+        assert client.get(f"/matches/{mid}/state").json()["version"] == MatchService(store).load(mid).version
         assert dealt_at < versions[0]
     finally:
         store.clock = real
@@ -270,3 +282,42 @@ def test_watch_hands_only_in_the_delayed_view(game_name, client, store, td_token
             for e in client.get(f"/matches/{mid}/events").json():
                 if e["type"] == "match.deal-started":
                     assert e["payload"]["salt"] == "" and e["payload"].get("shuffle") in ("seeded", "random")
+
+
+def test_watchers_are_counted_across_server_processes(db_url, store, td_token, open_sse):
+    """Two servers on one database (as ``serve --workers 2``): a watcher on either counts
+    for the seats on both; a closed stream stops counting, and so do the rows of a
+    process that died (not refreshed for ``presence.EXPIRY_S``)."""
+    from serving import serve_in_thread
+
+    from kartludo.service.app import create_app
+    from kartludo.store import presence
+
+    game_name = games()[0]
+    players = every_game.players(game_name)
+    with serve_in_thread(create_app(db_url)) as one, serve_in_thread(create_app(db_url)) as two:
+        created = httpx.post(f"{one}/matches", json={"game": game_name, "players": players, "watch_delay": "1"},
+                             headers=bearer(td_token), timeout=30).json()
+        mid, seat = created["match"], bearer(created["tokens"][players[0]])
+
+        def counted(url: str) -> int:
+            return httpx.get(f"{url}/matches/{mid}/state", headers=seat, timeout=30).json()["watchers"]
+
+        assert counted(one) == counted(two) == 0
+        first = open_sse(f"{one}/matches/{mid}/stream")
+        second = open_sse(f"{two}/matches/{mid}/stream")
+        until(lambda: counted(one) == 2 and counted(two) == 2)
+        first.close()
+        until(lambda: counted(one) == 1 and counted(two) == 1)
+        second.close()
+        until(lambda: counted(one) == 0 and counted(two) == 0)
+        # a process that died: its rows stop counting once stale
+        real = store.clock
+        presence.publish(store, "gone:1:dead", {mid: 3})
+        assert presence.count(store, mid) == 3
+        later = real() + (presence.EXPIRY_S + 1) * 1_000_000
+        store.clock = lambda: later
+        try:
+            assert presence.count(store, mid) == 0
+        finally:
+            store.clock = real

@@ -117,9 +117,15 @@ class MatchReader:
 
     def watch_cut(self, match_id: str, viewer: Viewer, td: bool) -> tuple[Watch, int] | None:
         """``watched`` for the match ``match_id`` as the store holds it now."""
-        if viewer is not PUBLIC or td:
-            return None
+        if viewer is not PUBLIC or td or not current(self.store, match_id).delayed:
+            return None  # (the setting first: a small read, where loading the match folds it)
         return self.watched(self.svc.load(match_id), viewer, td)
+
+    def beyond_cut(self, match_id: str, version: int, viewer: Viewer, td: bool) -> bool:
+        """Whether the event at ``version`` of ``match_id`` is still held back from this
+        reader by the match's watch delay (a penalty ruling, say, in the audit trail)."""
+        watched = self.watch_cut(match_id, viewer, td)
+        return watched is not None and version > watched[1]
 
     def match_at(self, match_id: str, upto: int) -> Match:
         """The match folded to version ``upto``: from the nearest snapshot at or before it."""

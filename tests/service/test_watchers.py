@@ -36,8 +36,8 @@ ANONYMOUS_ROUTES = {
     "GET /standings": "finished matches and ended deals' totals only (read models)",
     "GET /series": "series rows, no move",
     "GET /series/{series_id}": "series standings from ended deals, no move",
-    "GET /audit": "rulings (penalties: the facts of a ruled move; see README: Watchers)",
-    "GET /audit/{match_id}/{ruling_id}": "a ruling (as above)",
+    "GET /audit": "delayed (a ruling is listed once the delay has passed its move)",
+    "GET /audit/{match_id}/{ruling_id}": "delayed (404 until then, as for a ruling never made)",
     "GET /audit/{match_id}/{ruling_id}/annotations": "refused while the ruled deal runs",
     "GET /audit/{match_id}/{ruling_id}/hypotheticals": "refused while the ruled deal runs",
     "GET /hypotheticals": "left out while their deal runs",
@@ -321,3 +321,36 @@ def test_watchers_are_counted_across_server_processes(db_url, store, td_token, o
             assert presence.count(store, mid) == 0
         finally:
             store.clock = real
+
+
+def test_a_ruling_shows_to_watchers_once_the_delay_has_passed_it(client, store, td_token):
+    """The audit trail is a read of the match too: a penalty ruling made at a move is not
+    listed to a watcher (nor found: the same 404 as a ruling never made) until the delay
+    has passed that move; seats and TDs see it at once."""
+    import scenarios
+
+    from kartludo.app import watching
+
+    svc = MatchService(store)
+    mid = svc.create("uxinjo", scenarios.PLAYERS, seed=1, also=watching.creation("2", False, "td"))
+    scenarios.foul_deal(svc, mid, 0)  # ann's munt is a foul: a ruling, with the munt, as one move
+    [ruling] = client.get("/audit", params={"match": mid}, headers=bearer(td_token)).json()
+    assert client.get("/audit", params={"match": mid}).json() == []
+    hidden = client.get(f"/audit/{ruling['id']}")
+    unknown = client.get(f"/audit/{mid}/uxinjo-d9")
+    assert hidden.status_code == unknown.status_code == 404
+    assert hidden.json()["detail"].replace(ruling["ruling_id"], "X") == unknown.json()["detail"].replace(
+        "uxinjo-d9", "X")
+    game = svc.load(mid).game
+    rng = random.Random(3)
+    for made in (1, 2):
+        if game.can_deal(svc.load(mid).state):
+            svc.deal(mid)  # a deal is no move
+        state = svc.load(mid).state
+        seat = game.to_act(state)[0]
+        command = heuristic("uxinjo").choose(game, state, seat, game.legal_commands(state, seat), rng)
+        verb, *args = command.text().split()
+        svc.act(mid, svc.load(mid).players[seat], verb, args)
+        listed = client.get("/audit", params={"match": mid}).json()
+        assert [r["id"] for r in listed] == ([ruling["id"]] if made == 2 else []), made
+    assert client.get(f"/audit/{ruling['id']}").status_code == 200

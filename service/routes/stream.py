@@ -39,16 +39,25 @@ def _services(request: Request[Any, Any, Any]) -> Any:
 
 
 def live_events(sv: Services, who: Principal | None, feed: LiveFeed, viewer: Viewer, after: int, taken: int,
-                since: float) -> list[s.EventOut]:
+                since: float, cut: list[int] | None = None) -> list[s.EventOut]:
     """A live stream's events after global position ``after``, with every commit bumped
     by the hub up to bump ``taken``: from the match's shared feed (read and folded once
     per commit), or, for a stream further behind than the feed holds, from the store as
     ``/events`` reads them (a replica with the commit that woke the stream at monotonic
     time ``since``). A watcher (the public view) of a match with a watch delay gets the
     events up to where the delay cuts the match now, read as ``/events`` reads them for
-    it: never one the delay still holds back."""
-    if viewer is PUBLIC and sv.reader.watch_cut(feed.id, viewer, False) is not None:
-        return sv.reader.events(feed.id, viewer, td=False, after=after)
+    it: never one the delay still holds back (``cut``: where it cut the match when this
+    stream last read, so that a cut that has not moved costs no read of the events)."""
+    if viewer is PUBLIC:
+        watched = sv.reader.watch_cut(feed.id, viewer, False)
+        if watched is not None:
+            if cut is not None:
+                if cut and cut[0] == watched[1]:
+                    return []
+                cut[:] = [watched[1]]
+            return sv.reader.events(feed.id, viewer, td=False, after=after)
+        if cut is not None:
+            cut.clear()
     shown = feed.events(after, viewer, viewer == ALL, taken)
     if shown is None:
         return sv.read(who, lambda reader: reader.events(feed.id, viewer, after=after),
@@ -112,12 +121,14 @@ async def stream(request: Request[Any, Any, Any], match_id: MatchId, after: Posi
             changed = True  # the backlog first
             quiet_since = loop.time()
             woke = 0.0  # the backlog needs only the caller's own writes; a wake-up, the commit behind it
+            cut: list[int] = []  # a watcher's: where the watch delay cut the match at the last read
             while True:
                 wake = sv.live.changed_for(mid)  # this match's commits only
                 taken = sv.live.generation  # what was bumped before: the read below must see it
                 new = []
                 if changed or watching:  # a watcher's delay may pass without a commit: looked at every second
-                    new = await anyio.to_thread.run_sync(live_events, sv, who, feed, viewer, seen, taken, woke)
+                    new = await anyio.to_thread.run_sync(live_events, sv, who, feed, viewer, seen, taken, woke,
+                                                         cut)
                 # checked after the read: every event sent was committed while the token was live
                 if not await anyio.to_thread.run_sync(token_live):
                     yield ServerSentEventMessage(comment="token revoked: the stream ends", data=None)

@@ -354,3 +354,45 @@ def test_a_ruling_shows_to_watchers_once_the_delay_has_passed_it(client, store, 
         listed = client.get("/audit", params={"match": mid}).json()
         assert [r["id"] for r in listed] == ([ruling["id"]] if made == 2 else []), made
     assert client.get(f"/audit/{ruling['id']}").status_code == 200
+
+
+def test_the_stream_holds_each_event_for_the_seconds_delay(server, sse, store, td_token):
+    """``30s`` on the live stream: the server sends an event only once the store's clock
+    (injected) is 30 s past its recording, without any new commit to wake the stream;
+    no message arrives while the clock says it is younger."""
+    real = store.clock
+    now = [real()]
+    store.clock = lambda: now[0]
+    try:
+        game_name = games()[0]
+        game = get_game(game_name)
+        players = every_game.players(game_name)
+        http = httpx.Client(base_url=server, timeout=30)
+        created = http.post("/matches", json={"game": game_name, "players": players, "watch_delay": "30s"},
+                            headers=bearer(td_token)).json()
+        mid, tokens = created["match"], created["tokens"]
+        stream = sse(f"{server}/matches/{mid}/stream", {})
+        arrivals: list[tuple[int, int]] = []  # (event recorded at, the clock when it arrived), in µs
+
+        class Tagged(list):
+            def append(self, item):
+                arrivals.append((item["data"]["version"], now[0]))
+                super().append(item)
+
+        stream.messages = Tagged(stream.messages)
+        stream.wait_for(1)  # the creation (recorded "now": older than nothing yet, so the cut's floor)
+        recorded = {r.version: r.recorded_at_us for r in store.read_stream(f"match-{mid}")}
+        rng = random.Random(4)
+        for _ in range(3):
+            now[0] += 10_000_000
+            out = _play(http, mid, tokens, players, game, rng, heuristic(game_name), store)
+            recorded.update({r.version: r.recorded_at_us for r in store.read_stream(f"match-{mid}")})
+            last = out["first_version"] + len(out["positions"]) - 1
+            now[0] += 31_000_000  # the move is now 31 s old: the stream sends it within its next look
+            stream.wait_for(out["positions"][-1])
+            assert max(int(m["data"]["version"]) for m in stream.messages) == last
+        for version, at in arrivals:
+            assert version == 1 or recorded[version] <= at - 30_000_000, (version, recorded[version], at)
+        http.close()
+    finally:
+        store.clock = real

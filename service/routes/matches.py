@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import msgspec
 from litestar import Request, Response, get, post
 from litestar.concurrency import sync_to_thread
 from litestar.exceptions import NotFoundException
@@ -24,6 +25,7 @@ from kartludo.app.reading.presenters import view_name
 from kartludo.app.tokens import Principal, reissue_seat_tokens, seat_tokens_stream, token_events
 from kartludo.engine.base import ALL, PUBLIC, Viewer
 from kartludo.service import schemas as s
+from kartludo.service.auth import viewer_of
 from kartludo.service.deps import Caller, MatchOf, Seat, Svc, Svcs, User, View, seat_only, td_only
 from kartludo.service.errors import responses
 from kartludo.service.pagination import LINK_HEADER, Cursor, Limit, next_link, page
@@ -114,7 +116,20 @@ def _matches(services: Services, who: Principal | None, game: str | None, status
         rows = listing.list_matches(store, game=game, status=status, player=player, series=whose, refreshed=done)
         return [s.MatchRow(**r) for r in rows]
 
-    return services.read_models(who, listed)
+    return [watched_row(services, who, row) for row in services.read_models(who, listed)]
+
+
+def watched_row(services: Services, who: Principal | None, row: s.MatchRow) -> s.MatchRow:
+    """A running match's row as a watcher may see it: with a watch delay, the deal the
+    watchers see (a deal dealt after the cut is not yet theirs)."""
+    if row.status != "in_progress" or viewer_of(who, row.match) is not PUBLIC:
+        return row
+    with services.locked(row.match):
+        watched = services.reader.watch_cut(row.match, PUBLIC, False)
+        if watched is None:
+            return row
+        at = services.reader.match_at(row.match, watched[1])
+    return msgspec.structs.replace(row, deal=at.game.deal_number(at.state))
 
 
 @get("/matches/{match_id:str}", sync_to_thread=True, responses=responses(401, 404))

@@ -31,7 +31,7 @@ ANONYMOUS_ROUTES = {
     "GET /matches/{match_id}/replay": "delayed",
     "GET /matches/{match_id}/stream": "delayed",
     "GET /matches/{match_id}/watch": "the setting only",
-    "GET /matches": "a row per match: status and deal number, no move (see README: Watchers)",
+    "GET /matches": "delayed (a running match's deal number as watchers see it)",
     "GET /games": "no match",
     "GET /standings": "finished matches and ended deals' totals only (read models)",
     "GET /series": "series rows, no move",
@@ -133,6 +133,8 @@ def test_a_watcher_never_sees_a_move_early(game_name, server, sse, store, td_tok
         assert state["version"] == cut, (moves, k, state["version"], cut)
         assert state["watch"]["moves"] == k
         assert http.get(f"/matches/{mid}").json()["version"] == cut
+        [row] = [r for r in http.get("/matches").json() if r["match"] == mid]
+        assert row["deal"] == state["deal"]  # the match list: the deal the watchers see
         events = http.get(f"/matches/{mid}/events").json()
         assert events[-1]["version"] == cut
         replay = http.get(f"/matches/{mid}/replay")

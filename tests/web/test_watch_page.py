@@ -82,3 +82,25 @@ def test_watch_page_is_never_ahead_of_the_delay(game_name, site, page, browser, 
     assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     phone.screenshot(path=shots / "watch-phone.png", full_page=True)
     phone.context.close()
+
+
+def test_td_page_shows_and_sets_the_watch_delay(site, page, shots):
+    game_name = games()[0]
+    players = every_game.players(game_name)
+    created = site.api("POST", "/matches", site.td_token, json={"game": game_name, "players": players})
+    mid = created["match"]
+    page.goto(f"{site.url}/ui/td/{mid}#token={site.td_token}")
+    page.wait_for_selector("#watch-link")
+    assert "watchers see it live" in page.inner_text("#watch-info")
+    page.fill("#watch-delay-input", "2x")
+    page.click("#watch-form button[type=submit]")
+    page.wait_for_selector("#message .error, #message [role=alert]")
+    assert "'2x' is not a number of moves" in page.inner_text("#message")
+    assert site.api("GET", f"/matches/{mid}/watch")["delay"] == "live"  # nothing written
+    page.fill("#watch-delay-input", "3")
+    page.check("#watch-hands-input")
+    page.click("#watch-form button[type=submit]")
+    page.wait_for_function("document.getElementById('watch-info').textContent.includes('delayed by 3 moves')")
+    assert site.api("GET", f"/matches/{mid}/watch") == {"match": mid, "delay": "3 moves", "moves": 3,
+                                                        "seconds": None, "hands": True, "by": "td"}
+    page.screenshot(path=shots / "td-watch.png", full_page=True)

@@ -104,3 +104,23 @@ def test_td_page_shows_and_sets_the_watch_delay(site, page, shots):
     assert site.api("GET", f"/matches/{mid}/watch") == {"match": mid, "delay": "3 moves", "moves": 3,
                                                         "seconds": None, "hands": True, "by": "td"}
     page.screenshot(path=shots / "td-watch.png", full_page=True)
+
+
+def test_the_new_match_page_sets_the_watch_delay(site, page):
+    page.goto(f"{site.url}/ui/new#token={site.td_token}")
+    page.wait_for_selector("#new-match")
+    page.select_option("#game", "uxinjo")
+    for i, name in enumerate(["ann", "bob", "cy"]):
+        page.fill(f"#player-{i}", name)
+    page.check("#watch-hands")
+    before = site.store.head_position()
+    page.click("#create")
+    page.wait_for_selector("#message [role=alert]")
+    assert "needs a watch delay" in page.inner_text("#message")
+    assert site.store.head_position() == before, "nothing written"
+    page.fill("#watch-delay", "30s")
+    page.click("#create")
+    page.wait_for_selector("#watch-link")
+    mid = page.get_attribute("#watch-link", "href").rsplit("/", 1)[1]
+    assert site.api("GET", f"/matches/{mid}/watch")["seconds"] == 30
+    assert "delayed by 30s" in page.inner_text("main")

@@ -121,12 +121,6 @@ class MatchReader:
             return None  # (the setting first: a small read, where loading the match folds it)
         return self.watched(self.svc.load(match_id), viewer, td)
 
-    def beyond_cut(self, match_id: str, version: int, viewer: Viewer, td: bool) -> bool:
-        """Whether the event at ``version`` of ``match_id`` is still held back from this
-        reader by the match's watch delay (a penalty ruling, say, in the audit trail)."""
-        watched = self.watch_cut(match_id, viewer, td)
-        return watched is not None and version > watched[1]
-
     def match_at(self, match_id: str, upto: int) -> Match:
         """The match folded to version ``upto``: from the nearest snapshot at or before it."""
         found = snapshots.starts(self.store, match_id)
@@ -215,9 +209,11 @@ class MatchReader:
             if watched is not None:
                 upto = watched[1]
         for start, at in starts:
-            if start.version == 1 or upto is not None:
+            if start.version == 1:
                 break
-            records = self.store.read_stream(at.stream_id, start.version + 1)
+            if upto is not None and start.version > upto:
+                continue  # a snapshot past the watchers' cut
+            records = self.store.read_stream(at.stream_id, start.version + 1, upto)
             began = start.game.deal_number(start.state)
             if last is None:  # the newest snapshot: the deals since it name the last one
                 later = [r.event.deal for r in records if isinstance(r.event, DealStarted)]

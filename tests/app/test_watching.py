@@ -67,3 +67,52 @@ def test_a_watcher_reads_the_match_k_moves_behind(game_name, k, seed, moves, sto
         assert reader.events(mid, PUBLIC, td=True)[-1].version == live.version
         # every move begins with its seat's command
         assert store.read_stream(f"match-{mid}", firsts[-1], firsts[-1])[0].actor == players[seat]
+
+
+@pytest.mark.parametrize("game_name", games())
+def test_a_watcher_reads_past_the_snapshots_behind_the_cut(game_name, store, monkeypatch):
+    """Snapshots at every deal boundary: a watcher's state, events and replay start from
+    one at or before the cut, never from one past it (the first moves of a new deal, with
+    the boundary snapshot just ahead of the cut), and stand at the cut all the same."""
+    from kartludo.app.matches import snapshots
+
+    monkeypatch.setattr(snapshots, "EVERY", 1)
+    svc = MatchService(store)
+    reader = MatchReader(svc)
+    players = every_game.players(game_name)
+    k = 3
+    mid = svc.create(game_name, players, seed=3, also=watching.creation(str(k), False, "td"))
+    bot = every_game.heuristic(game_name)
+    rng = random.Random(5)
+    firsts: list[int] = []
+    boundaries = 0
+    for _ in range(400):
+        live = svc.load(mid)
+        game = live.game
+        if game.is_finished(live.state) or boundaries >= 2 and len(firsts) > k + 2:
+            break
+        if game.can_deal(live.state):
+            boundaries += 1
+            svc.deal(mid)
+            continue
+        seat = game.to_act(live.state)[0]
+        verb, *args = bot.choose(game, live.state, seat, game.legal_commands(live.state, seat), rng).text().split()
+        firsts.append(svc.act(mid, players[seat], verb, args).first_version)
+        live = svc.load(mid)
+        if game.is_finished(live.state) or len(firsts) < k:
+            continue
+        cut = firsts[-k] - 1
+        at = reader.match_at(mid, cut)
+        assert at.version == cut
+        assert reader.state(live, PUBLIC)["version"] == cut
+        events = reader.events(mid, PUBLIC)
+        assert events[-1].version == cut
+        middle = events[(len(events) - 1) // 2]
+        later = reader.events(mid, PUBLIC, after=middle.position)  # from a snapshot at or before it
+        assert [e.version for e in later] == list(range(middle.version + 1, cut + 1))
+        if game.deal_number(at.state):
+            read = reader.replay(mid, lambda _: PUBLIC)
+            assert read.replay.deal == game.deal_number(at.state)
+            assert read.replay.steps[-1].record.version == cut or game.can_deal(at.state)
+    assert boundaries >= 2
+    assert sum(1 for _ in snapshots.starts(store, mid)[1]) >= 2  # a snapshot at a deal boundary, and the creation

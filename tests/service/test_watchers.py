@@ -51,6 +51,32 @@ ANONYMOUS_ROUTES = {
 }
 
 
+#: every browser page: a shell whose script reads the API above with the token the page
+#: holds (none: the anonymous routes), so a page shows a watcher what those give
+PAGES = {"/", "/ui", "/ui/replay/{match_id}", "/ui/table/{match_id}", "/ui/watch/{match_id}", "/ui/td/{match_id}",
+         "/ui/duplicate/{duplicate_id}", "/ui/new", "/ui/audit", "/ui/audit/{match_id}/{ruling_id}",
+         "/ui/standings", "/ui/series", "/ui/series/{series_id}", "/ui/cards", "/ui/rules", "/ui/rules/{game}",
+         "/ui/hearing/{match_id}/{ruling_id}"}
+
+
+def test_every_page_is_a_shell_over_the_api(client):
+    """The pages hold no match data of their own (the rules pages: our own files)."""
+    paths = {route.path.replace(":str}", "}").rstrip("/") or "/" for route in client.app.routes
+             if route.path == "/" or route.path.startswith("/ui")}
+    assert paths == PAGES
+    mid = client.post("/matches", json={"game": games()[0], "players": every_game.players(games()[0])},
+                      headers=bearer(issue_td(client))).json()["match"]
+    shell = client.get(f"/ui/watch/{mid}")
+    assert shell.status_code == 200 and 'src="/static/js/pages/watch.js"' in shell.text
+    assert "hands" not in shell.text and "version" not in shell.text
+
+
+def issue_td(client) -> str:
+    from kartludo.app.tokens import issue
+
+    return issue(client.app.state.services.store, "td", label="pages")
+
+
 def test_every_anonymous_route_is_listed(client):
     """Every GET route of the API (OpenAPI) that needs no token is in ``ANONYMOUS_ROUTES``
     (a new one must say how it keeps a delayed match's moves back)."""

@@ -41,8 +41,10 @@ MAX_MOVES = 1000
 MAX_SECONDS = 86_400
 NAME_LIMIT = 100
 REASON_LIMIT = 2000
-#: records read at a time, newest first, looking for where the delay cuts the stream
-CHUNK = 256
+#: records read first, newest first, looking for where the delay cuts the stream (then twice
+#: as many each time, up to ``MAX_CHUNK``): a watcher's stream looks every second
+CHUNK = 32
+MAX_CHUNK = 1024
 
 _DELAY = re.compile(r"^\s*(\d{1,9})\s*(|moves?|s|secs?|seconds?|m|min|mins|minutes?)\s*$", re.IGNORECASE)
 
@@ -184,12 +186,15 @@ def cut(store: EventStore, match_id: str, head: int, players: Sequence[str], wat
     delay. Reads the stream backwards, a chunk at a time, only as far as it must."""
     stream = match_stream(match_id)
     upto = head
+    chunk = CHUNK
     if watch.moves:
         k = watch.moves
+        chunk = max(chunk, 4 * k)
         # the k-th newest move's first version: everything before it is shown
         seen: list[int] = []
         while upto >= 1:
-            low = max(1, upto - CHUNK + 1)
+            low = max(1, upto - chunk + 1)
+            chunk = min(2 * chunk, MAX_CHUNK)
             records = store.read_stream(stream, low, upto)
             if low > 1:  # a move may begin before the chunk: its first event's command id tells
                 before = store.read_stream(stream, low - 1, low - 1)
@@ -205,7 +210,8 @@ def cut(store: EventStore, match_id: str, head: int, players: Sequence[str], wat
     if watch.seconds:
         limit = now_us - watch.seconds * 1_000_000
         while upto >= 1:
-            low = max(1, upto - CHUNK + 1)
+            low = max(1, upto - chunk + 1)
+            chunk = min(2 * chunk, MAX_CHUNK)
             records = store.read_stream(stream, low, upto)
             for rec in reversed(records):
                 if rec.recorded_at_us <= limit:

@@ -116,3 +116,37 @@ def test_a_watcher_reads_past_the_snapshots_behind_the_cut(game_name, store, mon
             assert read.replay.steps[-1].record.version == cut or game.can_deal(at.state)
     assert boundaries >= 2
     assert sum(1 for _ in snapshots.starts(store, mid)[1]) >= 2  # a snapshot at a deal boundary, and the creation
+
+
+@pytest.mark.parametrize("game_name", games())
+def test_the_cut_read_backwards_in_chunks_is_the_cut_of_the_whole_stream(game_name, store):
+    """``watching.cut`` reads the stream from its end a chunk at a time (32 records, then
+    twice as many): for every delay it finds what a read of the whole stream finds, a
+    move spanning a chunk's edge included."""
+    svc = MatchService(store)
+    players = every_game.players(game_name)
+    mid = svc.create(game_name, players, seed=9)
+    bot = every_game.heuristic(game_name)
+    rng = random.Random(9)
+    for _ in range(150):
+        live = svc.load(mid)
+        game = live.game
+        if game.is_finished(live.state):
+            break
+        if game.can_deal(live.state):
+            svc.deal(mid)
+            continue
+        seat = game.to_act(live.state)[0]
+        verb, *args = bot.choose(game, live.state, seat, game.legal_commands(live.state, seat), rng).text().split()
+        svc.act(mid, players[seat], verb, args)
+    records = store.read_stream(f"match-{mid}")
+    head = records[-1].version
+    starts = watching.move_starts(records, players)
+    assert len(starts) > 40
+    for k in range(1, len(starts) + 3):
+        expected = starts[-k] - 1 if k <= len(starts) else starts[0] - 1
+        assert watching.cut(store, mid, head, players, watching.Watch(moves=k), 0) == expected, k
+    times = sorted({r.recorded_at_us for r in records})
+    for t in times[:: max(1, len(times) // 40)]:
+        expected = max(r.version for r in records if r.recorded_at_us <= t)
+        assert watching.cut(store, mid, head, players, watching.Watch(seconds=1), t + 1_000_000) == expected

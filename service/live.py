@@ -257,7 +257,8 @@ class Watchers:
     def count(self, match_id: str) -> int:
         """The match's watchers on every process (blocking: a store read)."""
         found = presence.count(self.store, match_id)
-        return self.own(match_id) if found is None else found
+        own = self.own(match_id)  # (ahead of the table until this process has published them)
+        return own if found is None else max(found, own)
 
     def publish(self) -> bool:
         """Write this process's counts now (blocking)."""

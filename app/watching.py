@@ -163,6 +163,9 @@ def set_watch(store: EventStore, match_id: str, setting: WatchSet, *, tds: set[s
             break
         except ConcurrencyConflict:
             continue
+    else:
+        raise AppError(f"match {match_id}: its table's settings kept changing meanwhile; nothing was written, "
+                       "try again")
     return current(store, match_id)
 
 

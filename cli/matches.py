@@ -260,19 +260,38 @@ def act(env: Env, match_id: str, player: str, command_id: str | None, verb: str,
 @click.argument("match_id", metavar="MATCH")
 @click.option("--as", "player", help="Show what PLAYER may see.")
 @click.option("--all", "all_hands", is_flag=True, help="Show every hand (a TD's view).")
+@click.option("--watcher", is_flag=True, help="Show what a watcher (no token) sees: with a watch delay, the table "
+              "as it stood that long ago (`watch set`).")
 @output_options(formats=DOCUMENT)
 @pass_env
-def state(env: Env, match_id: str, player: str | None, all_hands: bool, fmt: str) -> None:
+def state(env: Env, match_id: str, player: str | None, all_hands: bool, watcher: bool, fmt: str) -> None:
     """Show MATCH now: public information, one player's view, or all hands.
+
+    Public information here is the TD's: live, whatever the match's watch delay;
+    --watcher shows what the watchers see.
 
     \b
     Example:
         kartludo state 3f9c --as ann --json
+        kartludo state 3f9c --watcher --json
     """
-    if player and all_hands:
-        raise click.UsageError("use either --as PLAYER or --all")
+    if sum(map(bool, (player, all_hands, watcher))) > 1:
+        raise click.UsageError("use one of --as PLAYER, --all or --watcher")
     svc = service(env)
     m = svc.load(svc.resolve(match_id))
+    if watcher:
+        from kartludo.app.reading.reader import MatchReader
+        from kartludo.engine.base import PUBLIC
+
+        shown = MatchReader(svc).state(m, PUBLIC, moves=False, td=False)
+        if fmt == "json":
+            echo_json(shown)
+            return
+        at = MatchReader(svc).match_at(m.id, shown["version"])
+        delay = shown.get("watch", {}).get("delay", "live")
+        click.echo(f"match {m.id} · {m.game.title} · as watchers see it ({delay}) · deal {shown['deal']}")
+        click.echo(m.game.render(at.state, PUBLIC))
+        return
     viewer = svc.viewer(m, player, all_hands)
     from kartludo.app.reading.presenters import result_json
     from kartludo.app.reading.reader import MatchReader

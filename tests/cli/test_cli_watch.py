@@ -72,3 +72,26 @@ def test_watch_set_by_a_td_only(k, head, db_url):
     assert k("watch", "set", m, "--delay", "0", "--by", "mia").strip() == (
         f"match {m}: watchers see it live (hands hidden while a deal runs)")
     assert json.loads(k("watch", "show", m, "--json"))["by"] == "mia"
+
+
+def test_state_as_a_watcher_sees_the_delayed_table(k, db_url):
+    """``state --watcher``: what the watchers see (the delayed table), while plain ``state``
+    is the TD's public view, live."""
+    from kartludo.app.matches.pipeline import MatchService
+
+    m = k("match", "new", "svoi-kozyri", "--players", "ann,bob", "--seed", "3", "--watch-delay", "2").strip()
+    k("match", "deal", m)
+    with EventStore.open(db_url) as store:
+        svc = MatchService(store)
+        firsts = []
+        for _ in range(3):
+            match = svc.load(m)
+            seat = match.game.to_act(match.state)[0]
+            verb, *args = match.game.legal_commands(match.state, seat)[0].text().split()
+            firsts.append(svc.act(m, match.players[seat], verb, args).first_version)
+        live = svc.load(m).version
+    watcher = json.loads(k("state", m, "--watcher", "--json"))
+    assert watcher["version"] == firsts[1] - 1 and watcher["watch"]["moves"] == 2
+    assert json.loads(k("state", m, "--json"))["version"] == live
+    assert "as watchers see it (2 moves)" in k("state", m, "--watcher")
+    assert "use one of --as PLAYER, --all or --watcher" in k("state", m, "--watcher", "--all", code=2)

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "act": ("kartludo.cli.matches", "act", "Give one command in a match as a player."),
     "state": ("kartludo.cli.matches", "state", "Show a match now (one player's view, public, or all hands)."),
     "legal": ("kartludo.cli.matches", "legal", "List the commands a player may give now."),
+    "watch": ("kartludo.cli.watch", "watch", "How watchers (no token) see a match: live or delayed (a TD's)."),
     "simulate": ("kartludo.cli.simulate", "simulate", "Play whole matches with bots through the command path."),
     "standings": ("kartludo.cli.league", "standings", "League standings with ratings, per game or across games."),
     "series": ("kartludo.cli.league", "series", "Time-limited series: create, list, show."),

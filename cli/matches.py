@@ -54,9 +54,14 @@ def match() -> None:
 @click.option("--clock", "clock_text", metavar="BASE+INC", help="A time control: BASE per seat plus INC for each "
               "turn played, e.g. 5m+10s (a series match: default the series' own).")
 @click.option("--move-limit", metavar="TIME", help="A limit on each turn, e.g. 60s (alone or with --clock).")
+@click.option("--watch-delay", metavar="DELAY", help="Watchers (the public view: no token) see the table this "
+              "far behind: 2 (moves: seats' commands) or 30s (seconds; 2min). Default: live. `watch set` changes it.")
+@click.option("--watch-hands", is_flag=True, help="Watchers see every hand, in the delayed view only (needs "
+              "--watch-delay).")
 @pass_env(writes=True)
 def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str, ...], series: str | None,
-        command_id: str | None, auto_deal: bool, clock_text: str | None, move_limit: str | None) -> None:
+        command_id: str | None, auto_deal: bool, clock_text: str | None, move_limit: str | None,
+        watch_delay: str | None, watch_hands: bool) -> None:
     """Create a match of GAME and print only its id.
 
     In a series (--series) a match is created once the series' previous match has
@@ -72,7 +77,11 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
     Example:
         m=$(kartludo match new uxinjo --players ann,bob,cy --seed 7 --option needed_base=2)
         m=$(kartludo match new hakamo --players a,b,c,d --clock 5m+10s)
+        m=$(kartludo match new hakamo --players ann,bob,cy,dan --watch-delay 2 --watch-hands)
     """
+    from kartludo.app.watching import creation
+
+    watch = creation(watch_delay, watch_hands, "cli")  # refused before anything is written
     parsed: dict[str, str] = {}
     for item in options:
         key, sep, value = item.partition("=")
@@ -88,7 +97,8 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
     if control is None and series:
         control = clock.series_control(env.store, series)
     match_id = svc.create(game, names or None, seed=seed, options=parsed, series=series, command_id=command_id,
-                          actor="cli", also=both(setting(True) if auto_deal else None, clock.setting(control)))
+                          actor="cli", also=both(setting(True) if auto_deal else None, clock.setting(control),
+                                                 watch))
     click.echo(match_id)
 
 
@@ -268,19 +278,38 @@ def act(env: Env, match_id: str, player: str, command_id: str | None, verb: str,
 @click.argument("match_id", metavar="MATCH")
 @click.option("--as", "player", help="Show what PLAYER may see.")
 @click.option("--all", "all_hands", is_flag=True, help="Show every hand (a TD's view).")
+@click.option("--watcher", is_flag=True, help="Show what a watcher (no token) sees: with a watch delay, the table "
+              "as it stood that long ago (`watch set`).")
 @output_options(formats=DOCUMENT)
 @pass_env
-def state(env: Env, match_id: str, player: str | None, all_hands: bool, fmt: str) -> None:
+def state(env: Env, match_id: str, player: str | None, all_hands: bool, watcher: bool, fmt: str) -> None:
     """Show MATCH now: public information, one player's view, or all hands.
+
+    Public information here is the TD's: live, whatever the match's watch delay;
+    --watcher shows what the watchers see.
 
     \b
     Example:
         kartludo state 3f9c --as ann --json
+        kartludo state 3f9c --watcher --json
     """
-    if player and all_hands:
-        raise click.UsageError("use either --as PLAYER or --all")
+    if sum(map(bool, (player, all_hands, watcher))) > 1:
+        raise click.UsageError("use one of --as PLAYER, --all or --watcher")
     svc = service(env)
     m = svc.load(svc.resolve(match_id))
+    if watcher:
+        from kartludo.app.reading.reader import MatchReader
+        from kartludo.engine.base import PUBLIC
+
+        shown = MatchReader(svc).state(m, PUBLIC, moves=False, td=False)
+        if fmt == "json":
+            echo_json(shown)
+            return
+        at = MatchReader(svc).match_at(m.id, shown["version"])
+        delay = shown.get("watch", {}).get("delay", "live")
+        click.echo(f"match {m.id} · {m.game.title} · as watchers see it ({delay}) · deal {shown['deal']}")
+        click.echo(m.game.render(at.state, PUBLIC))
+        return
     viewer = svc.viewer(m, player, all_hands)
     from kartludo.app.reading.presenters import result_json
     from kartludo.app.reading.reader import MatchReader

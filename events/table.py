@@ -13,4 +13,17 @@ class TableSet(Event, frozen=True, kw_only=True, tag="table.set"):
     auto_deal: bool = False
 
 
-table_decoder = register_union(TableSet)
+class WatchSet(Event, frozen=True, kw_only=True, tag="table.watch-set"):
+    """Who watches the match without a token (its public view) sees it delayed, from now
+    on: ``moves`` (a number of seats' moves) or ``seconds`` behind the table, at most one
+    of them (neither: live, as without a setting). ``hands``: the watchers see every hand,
+    in the delayed view only (never set without a delay). ``by``: the TD who set it."""
+
+    moves: int | None = None
+    seconds: int | None = None
+    hands: bool = False
+    by: str = ""
+    reason: str = ""
+
+
+table_decoder = register_union(TableSet, WatchSet)

@@ -196,6 +196,7 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
 
     async def startup(app: Litestar) -> None:
         await services.live.start()
+        await services.watchers.start()
         await sweep_once()  # pending flag falls, found from the log after a restart
         if clock_sweep is not None:
             sweeping.append(asyncio.create_task(sweep_forever(clock_sweep)))
@@ -203,6 +204,7 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
     async def shutdown(app: Litestar) -> None:
         for task in sweeping:
             task.cancel()
+        await services.watchers.stop()
         await services.live.stop()
         if reads is not None:
             reads.close()

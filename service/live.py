@@ -15,6 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import secrets
+import socket
 import threading
 import weakref
 from collections import Counter
@@ -25,7 +28,7 @@ from litestar.exceptions import TooManyRequestsException
 from kartludo.app.tokens import TOKENS_STREAM, Principal, seat_tokens_stream
 from kartludo.events.streams import MATCH_PREFIX, match_stream
 from kartludo.service.limits import Limits
-from kartludo.store import EventStore
+from kartludo.store import EventStore, presence
 from kartludo.store.schema import NOTIFY_CHANNEL
 
 POLL_SECONDS = 0.2
@@ -215,3 +218,81 @@ class StreamSlots:
                 self._open[key] -= 1
                 if self._open[key] <= 0:
                     del self._open[key]
+
+
+
+class Watchers:
+    """How many watchers (live streams in the public view) each match has open, across
+    every server process on the database: this process counts its own streams and
+    publishes them (``store.presence``: its rows, rewritten whenever a count changes and
+    every few seconds), and a count sums every process's fresh rows. When the database
+    cannot say (busy, read-only), this process's own count is given."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        #: this process (one ``Services``) among the database's servers
+        self.process = f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(4)}"
+        self._open: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self._dirty: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def join(self, match_id: str) -> None:
+        with self._lock:
+            self._open[match_id] += 1
+        self._changed()
+
+    def leave(self, match_id: str) -> None:
+        with self._lock:
+            self._open[match_id] -= 1
+            if self._open[match_id] <= 0:
+                del self._open[match_id]
+        self._changed()
+
+    def own(self, match_id: str) -> int:
+        with self._lock:
+            return self._open.get(match_id, 0)
+
+    def count(self, match_id: str) -> int:
+        """The match's watchers on every process (blocking: a store read)."""
+        found = presence.count(self.store, match_id)
+        own = self.own(match_id)  # (ahead of the table until this process has published them)
+        return own if found is None else max(found, own)
+
+    def publish(self) -> bool:
+        """Write this process's counts now (blocking)."""
+        with self._lock:
+            counts = dict(self._open)
+        return presence.publish(self.store, self.process, counts)
+
+    def _changed(self) -> None:
+        loop, dirty = self._loop, self._dirty
+        if loop is not None and dirty is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(dirty.set)
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._dirty = asyncio.Event()
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with self._lock:
+            self._open.clear()
+        with contextlib.suppress(Exception):
+            await anyio.to_thread.run_sync(self.publish)  # this process's rows: gone
+
+    async def _run(self) -> None:
+        dirty = self._dirty
+        assert dirty is not None
+        changed = True
+        while True:
+            dirty.clear()
+            if changed or self._open:  # a heartbeat only while this process has watchers
+                await anyio.to_thread.run_sync(self.publish)
+            changed = await woken(dirty, presence.REFRESH_S)

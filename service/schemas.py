@@ -54,6 +54,11 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
     clock: Word | None = None
     #: a limit on each turn (`60s`)
     move_limit: Word | None = None
+    #: watchers (no token) see the match this far behind the table: `2` (moves) or `30s`
+    #: (seconds; `2min`); none: live
+    watch_delay: Annotated[str, msgspec.Meta(max_length=20, pattern=TEXT_PATTERN)] | None = None
+    #: watchers see every hand, in the delayed view only (needs `watch_delay`)
+    watch_hands: bool = False
 
 
 class AddTime(msgspec.Struct, forbid_unknown_fields=True):
@@ -70,6 +75,29 @@ class ClockChange(msgspec.Struct, forbid_unknown_fields=True):
     """A TD's pause or resumption of a match's clocks."""
 
     reason: Reason
+
+
+class WatchSetting(msgspec.Struct, forbid_unknown_fields=True):
+    """A TD's watch setting for a match (`PUT /matches/{id}/watch`)."""
+
+    #: how far behind the table watchers are: `2` (moves), `30s` (seconds), `0`: live
+    delay: Annotated[str, msgspec.Meta(max_length=20, pattern=TEXT_PATTERN)]
+    #: watchers see every hand in the delayed view (needs a delay)
+    hands: bool = False
+    reason: Annotated[str, msgspec.Meta(max_length=2000, pattern=TEXT_PATTERN)] = ""
+
+
+class Watch(msgspec.Struct):
+    """How watchers (no token) see a match: `delay` (`2 moves`, `30 s` or `live`), as
+    `moves` or `seconds`, and whether they see every hand (in the delayed view only)."""
+
+    match: str
+    delay: str
+    moves: int | None
+    seconds: int | None
+    hands: bool
+    #: the TD who set it ("" for none)
+    by: str = ""
 
 
 class CreatedMatch(msgspec.Struct):

@@ -19,7 +19,7 @@ from kartludo.app.tokens import Principal, TokenIndex
 from kartludo.projections import refresh
 from kartludo.service.auth import principal
 from kartludo.service.limits import Limits
-from kartludo.service.live import LiveHub, StreamSlots
+from kartludo.service.live import LiveHub, StreamSlots, Watchers
 from kartludo.store import EventStore
 from kartludo.store.replicas import ReadRouter
 
@@ -48,6 +48,8 @@ class Services:
         self.tokens = TokenIndex(store)
         self.live = LiveHub(store, url)
         self.streams = StreamSlots(limits)
+        #: the open watcher streams (the public view) per match, on every process
+        self.watchers = Watchers(store)
         self.svc = MatchService(store)
         #: what a caller sees of a match (over the same folded matches: a command's events
         #: are folded once, for the command and for every live stream)

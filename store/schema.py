@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 #: the Alembic head revision this build expects (a test checks it against Alembic)
-SCHEMA_REVISION = "0014"
+SCHEMA_REVISION = "0015"
 #: PostgreSQL channel on which the store announces each commit to ``events``, after
 #: it commits; the payload is the stream written ("*" for an import). Migration 0003
 #: announced from a trigger inside the transaction; 0006 moved it to the store.
@@ -112,4 +112,16 @@ snapshots = Table(
     Column("version", Integer, primary_key=True, autoincrement=False),
     Column("event_hash", LargeBinary, nullable=False),
     Column("state", LargeBinary, nullable=False),
+)
+
+#: who watches which match, per server process (``store/presence.py``): ephemeral, never
+#: events - each process rewrites its own rows every few seconds, and a row not refreshed
+#: for ``presence.EXPIRY_S`` (a process that died) counts for nothing (migration 0015)
+presence = Table(
+    "presence",
+    metadata,
+    Column("process", String(100), primary_key=True),
+    Column("match_id", String(100), primary_key=True),
+    Column("count", Integer, nullable=False),
+    Column("seen_us", BigInteger, nullable=False),
 )

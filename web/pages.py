@@ -78,6 +78,13 @@ def table_page(match_id: ID) -> Response[str]:
     return shell(f"Table {match_id}", "table", match=match_id)
 
 
+@get("/ui/watch/{match_id:str}", include_in_schema=False, sync_to_thread=False)
+def watch_page(match_id: ID) -> Response[str]:
+    """A match's public watch link: the table read-only, as anyone without a token sees
+    it (delayed, when the TD has set a watch delay)."""
+    return shell(f"Watch {match_id}", "watch", match=match_id)
+
+
 @get("/ui/td/{match_id:str}", include_in_schema=False, sync_to_thread=False)
 def td_page(match_id: ID) -> Response[str]:
     """A match's TD page (TD token): Deal next, every hand, the rulings."""
@@ -171,7 +178,8 @@ def _printable_path(request: Request) -> None:
         raise NotFoundException("no such static file (its path holds a control character)")
 
 
-ROUTES = [root, match_list_page, replay_page, table_page, td_page, duplicate_page, new_match_page, audit_list_page,
-          ruling_page, standings_page, series_list_page, series_page, cards_page, rules_index_page, rules_page,
+ROUTES = [root, match_list_page, replay_page, table_page, watch_page, td_page, duplicate_page, new_match_page,
+          audit_list_page, ruling_page, standings_page, series_list_page, series_page, cards_page, rules_index_page,
+          rules_page,
           create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False,
                                      before_request=_printable_path)]

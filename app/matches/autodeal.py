@@ -38,8 +38,8 @@ def setting(auto_deal: bool) -> Any:
 
 
 def both(*alsos: Any) -> Any:
-    """Several ``also`` functions as one (their appends in one transaction; two appends
-    to one stream, the table's setting and its clock, become one)."""
+    """Several ``also`` functions as one (their appends in one transaction; appends to
+    one stream, a new match's table settings (auto deal, clock, watchers), become one)."""
     def also(match_id: str, seats: list[str]) -> list[Any]:
         merged: dict[str, tuple[str, list[Any], int]] = {}
         for fn in alsos:

@@ -41,8 +41,9 @@ from kartludo.app.visibility import (
     sees_secrets,
     shown_as,
 )
+from kartludo.app.watching import Watch, current, cut
 from kartludo.engine import match as aggregate
-from kartludo.engine.base import ALL, Viewer
+from kartludo.engine.base import ALL, PUBLIC, Viewer
 from kartludo.engine.match import Match, NotAllowed, describe
 from kartludo.events.match import DealStarted, MatchCreated
 from kartludo.events.streams import match_stream
@@ -86,7 +87,18 @@ class MatchReader:
         (``moves``) a seat also gets its moves (``legal``, ``shapes``, ``cautions``), so a
         table client needs one request per turn, not two (``expanded``: with the full
         ``legal`` list). ``td`` (default: the view is ``ALL``): a TD's authority."""
-        self.check(match, viewer, viewer == ALL if td is None else td)
+        td = viewer == ALL if td is None else td
+        self.check(match, viewer, td)
+        watched = self.watched(match, viewer, td)
+        if watched is not None:  # a watcher: the table as it stood the delay ago
+            watch, upto = watched
+            match = self.match_at(match.id, upto)
+            match.withheld = self.boards.withheld(match.id)
+            out = state_json(self.svc, match, viewer)
+            if watch.hands:
+                out["hands"] = every_hand(match)
+            out["watch"] = watch.json()
+            return out
         out = state_json(self.svc, match, viewer)
         ticking = self.clocks.reading(match.id)  # the seats' times: public, no card in them
         if ticking is not None:
@@ -94,6 +106,39 @@ class MatchReader:
         if moves and isinstance(viewer, int) and viewer >= 0:
             out.update(moves_json(match, viewer, expanded=expanded))
         return out
+
+    # --- watchers: the public view of a match with a watch delay -------------------------------
+    def watched(self, match: Match, viewer: Viewer, td: bool) -> tuple[Watch, int] | None:
+        """For a watcher (the public view, no TD's authority) of a running match with a
+        watch delay: the setting and the version the watcher sees the match at (below
+        ``match.version``). None for anyone else, a match without a delay or one that is
+        over (history: public in full), and while the delay holds nothing back."""
+        if viewer is not PUBLIC or td or match_over(match):
+            return None
+        watch = current(self.store, match.id)
+        if not watch.delayed:
+            return None
+        upto = cut(self.store, match.id, match.version, match.players, watch, self.store.clock())
+        return watch, min(upto, match.version)
+
+    def watch_cut(self, match_id: str, viewer: Viewer, td: bool) -> tuple[Watch, int] | None:
+        """``watched`` for the match ``match_id`` as the store holds it now."""
+        if viewer is not PUBLIC or td or not current(self.store, match_id).delayed:
+            return None  # (the setting first: a small read, where loading the match folds it)
+        return self.watched(self.svc.load(match_id), viewer, td)
+
+    def match_at(self, match_id: str, upto: int) -> Match:
+        """The match folded to version ``upto``: from the nearest snapshot at or before it."""
+        found = snapshots.starts(self.store, match_id)
+        if found is None:
+            raise UnknownMatch(f"no match {match_id!r}")
+        first, starts = found
+        for start, at in starts:
+            if start.version <= upto:
+                log = MatchLog(start, at, created=start.version == 1)
+                log.fold(self.store.read_stream(first.stream_id, start.version + 1, upto))
+                return log.match
+        return self._log_from_start(first, upto).match
 
     # --- events ----------------------------------------------------------------------------
     def events(self, match_id: str, viewer: Viewer, *, td: bool | None = None, after: int = 0,
@@ -103,17 +148,20 @@ class MatchReader:
         snapshot at or before ``after`` (a client catching up on a long match folds only
         its recent events). ``td`` (default: ``viewer == ALL``): a TD's authority."""
         td = viewer == ALL if td is None else td
-        log = self._log_after(match_id, after, viewer, td)
+        watched = self.watch_cut(match_id, viewer, td)
+        upto = watched[1] if watched is not None else None
+        log = self._log_after(match_id, after, viewer, td, upto)
         self.check(log.match, viewer, td)
         entries = [e for e in log.entries if e.record.position > after]
         if limit is not None:
             entries = entries[:limit]
         return show(log, entries, viewer, td)
 
-    def _log_after(self, match_id: str, after: int, viewer: Viewer, td: bool) -> MatchLog:
+    def _log_after(self, match_id: str, after: int, viewer: Viewer, td: bool, upto: int | None = None) -> MatchLog:
         """The match folded from its nearest snapshot at or before position ``after``
-        (else from its start), keeping every event from there. From the start when the
-        snapshot's count cannot say what the reader sees exactly (``Exactness.through``)."""
+        (else from its start), keeping every event from there (up to version ``upto``: a
+        watcher's delayed view). From the start when the snapshot's count cannot say what
+        the reader sees exactly (``Exactness.through``)."""
         found = snapshots.starts(self.store, match_id)
         if found is None:
             raise UnknownMatch(f"no match {match_id!r}")
@@ -121,17 +169,17 @@ class MatchReader:
         for start, at in starts:
             if start.version == 1 or after <= 0:
                 break
-            if at.position <= after:
+            if at.position <= after and (upto is None or start.version <= upto):
                 log = MatchLog(start, at, keep=True)
-                log.fold(self.store.read_stream(at.stream_id, start.version + 1))
+                log.fold(self.store.read_stream(at.stream_id, start.version + 1, upto))
                 log.match.withheld = self.boards.withheld(match_id)
                 if log.exactness.through(viewer, td, log.match) is not None:
                     return log
                 break
-        return self._log_from_start(first)
+        return self._log_from_start(first, upto)
 
-    def _log_from_start(self, first: Any) -> MatchLog:
-        records = self.store.read_stream(first.stream_id)
+    def _log_from_start(self, first: Any, upto: int | None = None) -> MatchLog:
+        records = self.store.read_stream(first.stream_id, 1, upto)
         match_id = first.stream_id.removeprefix(match_stream(""))
         log = MatchLog(aggregate.start(match_id, records[0]), records[0], created=True, keep=True)
         log.fold(records[1:])
@@ -160,10 +208,18 @@ class MatchReader:
             raise UnknownMatch(f"no match {match_id!r}")
         first, starts = found
         last = wanted = None
+        upto = None
+        now = self.svc.load(match_id)
+        if viewer_of(now) is PUBLIC and not td:  # a watcher: the deals as they stood the delay ago
+            watched = self.watch_cut(match_id, PUBLIC, False)
+            if watched is not None:
+                upto = watched[1]
         for start, at in starts:
             if start.version == 1:
                 break
-            records = self.store.read_stream(at.stream_id, start.version + 1)
+            if upto is not None and start.version > upto:
+                continue  # a snapshot past the watchers' cut
+            records = self.store.read_stream(at.stream_id, start.version + 1, upto)
             began = start.game.deal_number(start.state)
             if last is None:  # the newest snapshot: the deals since it name the last one
                 later = [r.event.deal for r in records if isinstance(r.event, DealStarted)]
@@ -183,7 +239,7 @@ class MatchReader:
                 break
         if not isinstance(first.event, MatchCreated):
             raise AppError(f"match {match_id} has no MatchCreated event")
-        log = self._log_from_start(first)
+        log = self._log_from_start(first, upto)
         deals = [e.record.event.deal for e in log.entries if isinstance(e.record.event, DealStarted)]
         if not deals:
             raise AppError(f"match {match_id} has no deal yet")
@@ -265,6 +321,17 @@ def outcome_lines(outcome: Outcome, match: Match, viewer: Viewer) -> list[str]:
     if outcome.duplicate or not outcome.entries:
         return [f"(already applied) {type(e).__name__}" for e in outcome.events]
     return [describe(match.game, e.before, e.record.event, viewer, match.players) for e in outcome.entries]
+
+
+def every_hand(match: Match) -> dict[str, Any]:
+    """Every seat's hand as that seat sees it (a watcher's ``hands`` with ``--watch-hands``:
+    the hands only, not the stock or anything else only the every-hand view shows)."""
+    hands: dict[str, Any] = {}
+    for seat, player in enumerate(match.players):
+        own = match.game.view(match.state, seat).get("hands") or {}
+        if player in own:
+            hands[player] = own[player]
+    return hands
 
 
 def show(log: MatchLog, entries: Sequence[Entry], viewer: Viewer, td: bool) -> list[EventOut]:

@@ -10,10 +10,12 @@ from litestar.params import JSONBody, Parameter
 
 from kartludo.app.audit import rulings as audit
 from kartludo.app.audit import trail
+from kartludo.app.errors import UnknownMatch
 from kartludo.app.tokens import Principal
+from kartludo.engine.base import PUBLIC
 from kartludo.projections.audit import AuditRecord
 from kartludo.service import schemas as s
-from kartludo.service.auth import require_seat
+from kartludo.service.auth import require_seat, viewer_of
 from kartludo.service.deps import Caller, MatchId, Svcs, User, authenticated, td_only
 from kartludo.service.errors import responses
 from kartludo.service.pagination import LINK_HEADER, Cursor, Limit, page
@@ -37,14 +39,36 @@ def get_audit(request: Request[Any, Any, Any], services: Svcs, who: Caller,
     and `after` (an audit id, `MATCH/RULING`) page through them."""
     found = services.read_models(who, lambda store, done: trail.list_audit(
         store, match=match, player=player, game=game, status=status, decisions=False, refreshed=done))
-    return page(request, found, lambda r: r.id, limit, after)
+    held: dict[str, int | None] = {}  # per match: where a watch delay cuts it for this caller
+    shown = [r for r in found if not _held_back(services, who, r, held)]
+    return page(request, shown, lambda r: r.id, limit, after)
+
+
+def _held_back(services: Services, who: Principal | None, record: AuditRecord,
+               held: dict[str, int | None] | None = None) -> bool:
+    """Whether a watcher (the public view) may not see ``record`` yet: its match has a
+    watch delay that has not passed the ruling (``held``: the cuts found so far)."""
+    viewer = viewer_of(who, record.match)
+    if viewer is not PUBLIC:
+        return False
+    held = {} if held is None else held
+    if record.match not in held:
+        cut = services.reader.watch_cut(record.match, viewer, False)
+        held[record.match] = None if cut is None else cut[1]
+    cut_at = held[record.match]
+    return cut_at is not None and record.version > cut_at
 
 
 @get("/audit/{match_id:str}/{ruling_id:str}", sync_to_thread=True, responses=responses(401, 404))
 def get_ruling(services: Svcs, who: Caller, match_id: MatchId, ruling_id: MatchId) -> AuditRecord:
-    """One ruling (audit id `MATCH/RULING`): facts, effect, status, dispute history."""
-    return services.read_models(who, lambda store, done: trail.resolve_ruling(store, f"{match_id}/{ruling_id}",
-                                                                                refreshed=done))
+    """One ruling (audit id `MATCH/RULING`): facts, effect, status, dispute history. A
+    ruling its match's watch delay still holds back is unknown (404) to a watcher."""
+    record = services.read_models(who, lambda store, done: trail.resolve_ruling(store, f"{match_id}/{ruling_id}",
+                                                                                  refreshed=done))
+    if _held_back(services, who, record):
+        text = f"{match_id}/{ruling_id}"  # as unknown as a ruling never made: its existence is held back too
+        raise UnknownMatch(f"no ruling {text!r} (see `kartludo audit list`)")
+    return record
 
 
 @post("/audit/{match_id:str}/{ruling_id:str}/appeal", sync_to_thread=True, guards=[authenticated],

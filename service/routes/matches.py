@@ -10,19 +10,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import msgspec
 from litestar import Request, Response, get, post
 from litestar.concurrency import sync_to_thread
 from litestar.exceptions import NotFoundException
 from litestar.params import JSONBody, Parameter
 
+from kartludo.app import watching
 from kartludo.app.duplicate.boards import after_command
 from kartludo.app.errors import AppError
 from kartludo.app.league import listing
 from kartludo.app.matches import autodeal, clock
 from kartludo.app.reading.presenters import view_name
 from kartludo.app.tokens import Principal, reissue_seat_tokens, seat_tokens_stream, token_events
-from kartludo.engine.base import ALL
+from kartludo.engine.base import ALL, PUBLIC, Viewer
 from kartludo.service import schemas as s
+from kartludo.service.auth import viewer_of
 from kartludo.service.deps import Caller, MatchOf, Seat, Svc, Svcs, User, View, seat_only, td_only
 from kartludo.service.errors import responses
 from kartludo.service.pagination import LINK_HEADER, Cursor, Limit, next_link, page
@@ -57,6 +60,8 @@ def _create_match(services: Services, user: Principal, data: s.CreateMatch) -> s
     svc = services.svc
     issued: dict[str, list[str]] = {}
     actor = user.label or "td"
+    # a watch setting that cannot be is refused before anything is written
+    watch = watching.creation(data.watch_delay, data.watch_hands, actor)
 
     def seat_tokens(match_id: str, seats: list[str]) -> list[tuple[str, list[Any], int]]:
         # the match and its seat tokens (in the match's own tokens stream) in one transaction
@@ -71,7 +76,7 @@ def _create_match(services: Services, user: Principal, data: s.CreateMatch) -> s
                                           series=data.series, actor=actor, command_id=data.command_id,
                                           caller=caller_scope(user),
                                           also=autodeal.both(seat_tokens, autodeal.setting(data.auto_deal),
-                                                             clock.setting(control)))
+                                                             clock.setting(control), watch))
     with services.locked(match_id):
         match = svc.load(match_id)
         players = match.players
@@ -115,14 +120,29 @@ def _matches(services: Services, who: Principal | None, game: str | None, status
         rows = listing.list_matches(store, game=game, status=status, player=player, series=whose, refreshed=done)
         return [s.MatchRow(**r) for r in rows]
 
-    return services.read_models(who, listed)
+    return [watched_row(services, who, row) for row in services.read_models(who, listed)]
+
+
+def watched_row(services: Services, who: Principal | None, row: s.MatchRow) -> s.MatchRow:
+    """A running match's row as a watcher may see it: with a watch delay, the deal the
+    watchers see (a deal dealt after the cut is not yet theirs)."""
+    if row.status != "in_progress" or viewer_of(who, row.match) is not PUBLIC:
+        return row
+    with services.locked(row.match):
+        watched = services.reader.watch_cut(row.match, PUBLIC, False)
+        if watched is None:
+            return row
+        at = services.reader.match_at(row.match, watched[1])
+    return msgspec.structs.replace(row, deal=at.game.deal_number(at.state))
 
 
 @get("/matches/{match_id:str}", sync_to_thread=True, responses=responses(401, 404))
 def get_match(services: Svcs, svc: Svc, mid: MatchOf, viewer: View) -> dict[str, Any]:
-    """The match now, in the caller's view (same fields as `kartludo state --json`)."""
+    """The match now, in the caller's view (same fields as `kartludo state --json`); a
+    watcher's (no token) of a match with a watch delay is the table as it stood that
+    long ago (`watch`)."""
     with services.locked(mid):
-        return services.reader.state(svc.load(mid), viewer)
+        return with_watchers(services, mid, viewer, services.reader.state(svc.load(mid), viewer))
 
 
 @get("/matches/{match_id:str}/state", sync_to_thread=True, responses=responses(401, 404))
@@ -133,9 +153,19 @@ def get_state(services: Svcs, svc: Svc, mid: MatchOf, viewer: View,
               ) -> dict[str, Any]:
     """The match now, in the caller's view: a seat sees its own hand (and `legal`, its
     legal commands, with each verb's `shapes`), a TD every hand, no token public
-    information only."""
+    information only, and, when the match has a watch delay, as the table stood that long
+    ago (`watch`: the delay). A seat and a TD see `watchers`, the watchers' open live
+    streams on this server process."""
     with services.locked(mid):
-        return services.reader.state(svc.load(mid), viewer, expanded=legal == "all")
+        return with_watchers(services, mid, viewer,
+                             services.reader.state(svc.load(mid), viewer, expanded=legal == "all"))
+
+
+def with_watchers(services: Services, mid: str, viewer: Viewer, state: dict[str, Any]) -> dict[str, Any]:
+    """A seat's or a TD's state with the match's watcher count (``watchers``)."""
+    if viewer is not PUBLIC:
+        state["watchers"] = services.watchers.count(mid)
+    return state
 
 
 @post("/matches/{match_id:str}/deals", sync_to_thread=True, guards=[td_only],
@@ -167,6 +197,7 @@ def submit_command(services: Svcs, svc: Svc, user: User, mid: MatchOf, seat: Sea
         outcome = svc.act(mid, match.players[seat], data.verb, data.args, command_id=data.command_id)
         dealt = after_command(svc, mid)  # the next deal of a table dealing by itself; a duplicate's next board
         out = services.reader.outcome(outcome, seat)
+        with_watchers(services, mid, seat, out.state)
         if dealt is not None:
             out.dealt = True
     services.wrote(user)

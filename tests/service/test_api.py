@@ -113,6 +113,8 @@ def test_state_is_the_callers_view(client, store, dealt, td_token):
     seat = client.get(f"/matches/{mid}/state", headers=bearer(tokens["bob"])).json()
     td = client.get(f"/matches/{mid}", headers=bearer(td_token)).json()
     svc = MatchService(store)
+    # a seat and a TD also see how many watch the match (issue 40); the public does not
+    assert td.pop("watchers") == seat.pop("watchers") == 0 and "watchers" not in public
     assert td == svc.state_json(svc.load(mid), -1)
     # a seat's view also carries its legal commands (one request per turn)
     assert seat.pop("legal") == [c.text() for c in svc.legal(svc.load(mid), "bob")]
@@ -126,6 +128,7 @@ def test_state_is_the_callers_view(client, store, dealt, td_token):
     assert "legal" not in lean
     assert lean.pop("shapes") == [msgspec.to_builtins(x) for x in match.game.legal_shapes(match.state, 1)]
     assert lean.pop("cautions") == match.game.legal_cautions(match.state, 1)
+    assert lean.pop("watchers") == 0
     assert lean == seat
     actor = match.players[match.game.to_act(match.state)[0]]
     lean = client.get(f"/matches/{mid}/state", params={"legal": "shapes"}, headers=bearer(tokens[actor])).json()
@@ -184,6 +187,7 @@ def test_commands(client, store, dealt, td_token):
     # the response carries the match after the command in the seat's view, and its legal commands
     svc = MatchService(store)
     after = svc.load(mid)
+    assert first["state"].pop("watchers") == 0  # how many watch the match (issue 40)
     assert first["state"] == svc.state_json(after, after.seat_of(player))
     assert first["legal"] == [c.text() for c in svc.legal(after, player)]
     assert set(first["state"]["hands"]) == {player}

@@ -17,6 +17,7 @@ import time
 
 import every_game
 import httpx
+import msgspec
 import pytest
 from click.testing import CliRunner
 from every_game import games, heuristic, seats, short_options
@@ -828,4 +829,67 @@ def test_a_duplicate_board_shows_no_reader_a_secret_until_every_table_has_played
         assert traveller.status_code == 200 and traveller.json()["deck"] == board_deck, (name, traveller.text)
         events = http.get(f"/matches/{mid}/events", headers=bearer(token)).json()
         assert [e["payload"]["deck"] for e in events if e["type"] == "match.deal-started"] == [board_deck], name
+    http.close()
+
+
+@pytest.mark.parametrize("hands", [False, True], ids=["no-hands", "watch-hands"])
+@pytest.mark.parametrize("game_name", games())
+def test_a_watcher_learns_no_hidden_card(game_name, hands, server, sse, store, td_token):
+    """A watcher (no token) of a match with a watch delay (issue 40): its state, events,
+    replay and live stream never name a card of a hand or the stock that the public has
+    not seen live (with ``watch_hands``: a card no seat has held, i.e. the stock), never
+    carry the seed, a salt or a shuffle key while the deal runs, and never show a move
+    before its delay has passed (``test_watchers`` checks where the cut lies)."""
+    from kartludo.app.reading.reader import MatchReader
+
+    game = get_game(game_name)
+    players = every_game.players(game_name)
+    http = httpx.Client(base_url=server, timeout=30)
+    created = http.post("/matches", json={"game": game_name, "players": players, "seed": 11,
+                                          "options": short_options(game_name), "watch_delay": "2",
+                                          "watch_hands": hands}, headers=bearer(td_token)).json()
+    mid, tokens = created["match"], created["tokens"]
+    svc = MatchService(store)
+    reader = MatchReader(svc)
+    deck = set(game.deck(svc.load(mid).created.options))
+    stream = sse(f"{server}/matches/{mid}/stream", {})
+    live_public: set[str] = set()
+    held_ever: set[str] = set()
+    rng = random.Random(7)
+    bot = heuristic(game_name)
+    for _ in range(40):
+        live = svc.load(mid)
+        if game.is_finished(live.state):
+            break
+        # what the public has seen live (the TD's authority: no delay), and every hand held
+        live_public |= cards_in(reader.state(live, PUBLIC, td=True), deck)
+        live_public |= cards_in([msgspec.to_builtins(e) for e in reader.events(mid, PUBLIC, td=True)], deck)
+        held_ever |= cards_in(svc.state_json(live, ALL)["hands"], deck)
+        secret = (deck - live_public - held_ever) if hands else (deck - live_public)
+        state = http.get(f"/matches/{mid}/state").json()
+        events = http.get(f"/matches/{mid}/events").json()
+        replay = http.get(f"/matches/{mid}/replay")
+        steps = replay.json()["steps"] if replay.status_code == 200 else []
+        shown = cards_in([state, events, steps], deck).union(*(words_in(st["description"], deck) for st in steps))
+        assert not shown & secret, ("watcher", shown & secret)
+        assert "seed" not in state
+        if events:
+            stream.wait_for(events[-1]["position"])
+        live_msgs = [m["data"] for m in stream.messages]
+        assert not cards_in(live_msgs, deck) & secret, ("stream", cards_in(live_msgs, deck) & secret)
+        at_cut = reader.match_at(mid, state["version"]).state  # what the watcher sees: a deal ended there is public
+        for e in [*events, *live_msgs]:
+            deal = e["payload"].get("deal") if e["type"] == "match.deal-started" else None
+            if deal is not None:  # the seed's shuffle keys: never while the match runs
+                assert ":" not in str(e["payload"].get("shuffle")), e
+            if deal is not None and deal == game.deal_number(at_cut) and not game.can_deal(at_cut):
+                assert e["payload"]["salt"] == "", e
+        if not hands:
+            assert not state.get("hands")
+        seat = game.to_act(live.state)[0]
+        command = bot.choose(game, live.state, seat, game.legal_commands(live.state, seat), rng)
+        verb, *args = command.text().split()
+        r = http.post(f"/matches/{mid}/commands", json={"verb": verb, "args": args},
+                      headers=bearer(tokens[players[seat]]))
+        assert r.status_code == 201, r.text
     http.close()

@@ -30,6 +30,9 @@ function form(initial = {}) {
   const series = el("input", { type: "text", id: "series", name: "series", size: 22, "aria-describedby": "series-help",
     pattern: "[A-Za-z0-9_.\\-]{1,100}" });
   const autoDeal = el("input", { type: "checkbox", id: "auto-deal", name: "auto_deal", checked: true });
+  const watchDelay = el("input", { type: "text", id: "watch-delay", name: "watch_delay", size: 8, autocomplete: "off",
+    "aria-describedby": "watch-delay-help" });
+  const watchHands = el("input", { type: "checkbox", id: "watch-hands", name: "watch_hands" });
   const message = el("div", { id: "message", "aria-live": "assertive" });
   const submit = el("button", { type: "submit", class: "primary", id: "create" }, "Create the match");
   const names = initial.players || [];
@@ -84,6 +87,8 @@ function form(initial = {}) {
     };
     if (seed.value.trim()) body.seed = Number(seed.value.trim());
     if (series.value.trim()) body.series = series.value.trim();
+    if (watchDelay.value.trim()) body.watch_delay = watchDelay.value.trim();
+    if (watchHands.checked) body.watch_hands = true;
     submit.disabled = true;
     try {
       const created = await api("/matches", { token, method: "POST", body });
@@ -102,6 +107,10 @@ function form(initial = {}) {
     el("p", {}, el("label", { for: "series" }, "Series "), series, " ",
       el("span", { class: "muted", id: "series-help" }, "optional: a series id (", el("a", { href: "/ui/series" }, "series"),
         "); its players then take the seats")),
+    el("p", {}, el("label", { for: "watch-delay" }, "Watch delay "), watchDelay, " ",
+      el("label", { for: "watch-hands" }, watchHands, " every hand"), " ",
+      el("span", { class: "muted", id: "watch-delay-help" }, "optional: the public watch link shows the table this far "
+        + "behind, 2 (moves) or 30s (seconds); every hand only with a delay")),
     el("p", {}, el("label", { for: "seed" }, "Seed "), seed, " ",
       el("span", { class: "muted", id: "seed-help" }, "optional, for reproducible or duplicate play only: without one each deal is "
         + "shuffled afresh; a seed is a TD's secret until the match ends"))),
@@ -140,6 +149,8 @@ function handOut(created, body) {
       "(creating the same match again revokes these and makes new ones). A link opens that player's table, ",
       body.auto_deal ? "where the first deal is already on." : "once a TD deals from the TD page."),
     el("ol", { class: "seat-links", id: "seat-links" }, rows),
+    el("p", {}, "Watch link for anyone (no token", body.watch_delay ? `; delayed by ${body.watch_delay}` : "", "): ",
+      el("a", { href: `/ui/watch/${encodeURIComponent(mid)}`, id: "watch-link" }, `${location.origin}/ui/watch/${mid}`)),
     el("p", {}, el("a", { href: `/ui/td/${encodeURIComponent(mid)}`, class: "button", id: "td-link" }, "TD page"), " ",
       el("a", { href: `/ui/replay/${encodeURIComponent(mid)}`, class: "button" }, "Replay"), " ",
       el("a", { href: "/ui/new", class: "button", id: "another", onclick: (e) => { e.preventDefault(); start(body); } },

@@ -209,7 +209,10 @@ function take(fresh, freshShapes, freshCautions) {
   const sameShapes = JSON.stringify(shapes) === JSON.stringify(freshShapes);
   // the same moment again (a refresh the live stream asked for, answered after the command's
   // own answer): nothing to redraw, and redrawing would swallow a click or a drag under way
-  if (state && fresh.version === state.version && sameHand && sameShapes) return;
+  if (state && fresh.version === state.version && sameHand && sameShapes) {
+    if (typeof fresh.watchers === "number") nodes.watchers.textContent = `${fresh.watchers} watching`;
+    return;
+  }
   state = fresh;
   shapes = freshShapes;
   cautions = freshCautions;
@@ -361,6 +364,10 @@ function draw() {
   drawBoardLine();
   nodes.status.textContent = statusText();
   drawClocks(state.clock);
+  if (typeof state.watchers === "number") {
+    nodes.watchers.textContent = `${state.watchers} watching`;
+    nodes.watchers.title = "Watchers of the public watch link";
+  }
   const turn = myTurn();
   if (turn && !wasMyTurn) chime();
   wasMyTurn = turn;
@@ -549,6 +556,7 @@ async function start() {
   nodes.status = el("p", { id: "status", "aria-live": "polite" });
   nodes.clocks = el("div", { id: "clocks-box", hidden: true });
   nodes.connection = el("span", { class: "connection", id: "connection" }, "connecting…");
+  nodes.watchers = el("a", { class: "watchers", id: "watchers", href: `/ui/watch/${encodeURIComponent(matchId)}` });
   nodes.message = el("div", { id: "message", "aria-live": "assertive" });
   nodes.dock = el("section", { class: "dock", id: "dock", "aria-label": me.role === "seat" ? "Your hand and moves" : "Commands" });
   nodes.table = el("div", { id: "table" });
@@ -574,7 +582,7 @@ async function start() {
       submit(command);
     } }, nodes.table);
   show(main,
-    el("div", { class: "live-head" }, nodes.heading, nodes.connection,
+    el("div", { class: "live-head" }, nodes.heading, nodes.connection, nodes.watchers,
       me.role === "seat" ? soundToggle() : null,
       el("a", { href: `/ui/replay/${matchId}` }, "replay"),
       el("a", { href: `/ui/audit?match=${encodeURIComponent(matchId)}`, id: "rulings-link" }, "rulings"),
@@ -599,6 +607,11 @@ async function start() {
     },
     onState: (s) => { nodes.connection.textContent = s; },
   });
+  // the watchers come and go without an event: their count is asked for now and then
+  if (!watcherPoll) watcherPoll = setInterval(() => { if (state) refreshSoon(); }, WATCHERS_POLL_MS);
 }
+
+const WATCHERS_POLL_MS = 10000;
+let watcherPoll = null;
 
 start().catch((err) => show(main, el("h1", {}, `Table · ${matchId}`), errorBox(err)));

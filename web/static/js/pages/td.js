@@ -77,9 +77,11 @@ function drawClocks(state) {
 
 async function refresh() {
   const id = encodeURIComponent(matchId);
-  const [state, table, rulings] = await Promise.all([
+  const [state, table, rulings, watch] = await Promise.all([
     api(`/matches/${id}/state`, { token }), api(`/matches/${id}/table`, { token }), api(`/audit?match=${id}`, { token }),
+    api(`/matches/${id}/watch`),
   ]);
+  drawWatch(watch, state.watchers);
   nodes.heading.textContent = `TD · ${gameTitle(state.game)} · ${matchId}`;
   const winners = (state.result && state.result.winners) || [];
   const won = !winners.length ? null
@@ -106,6 +108,30 @@ async function refresh() {
     nodes.table.replaceChildren(errorBox(err));
   }
   return state;
+}
+
+/** The public watch link, how its watchers see the match, and a form to change it. */
+function drawWatch(watch, count) {
+  const how = watch.delay === "live" ? "live (hands hidden while a deal runs)"
+    : `delayed by ${watch.delay}${watch.hands ? ", every hand shown" : ", hands hidden while a deal runs"}`;
+  nodes.watchInfo.replaceChildren("Watch link ",
+    el("a", { href: `/ui/watch/${encodeURIComponent(matchId)}`, id: "watch-link" }, `/ui/watch/${matchId}`),
+    `: watchers see it ${how}`, typeof count === "number" ? ` · ${count} watching` : "");
+  if (document.activeElement !== nodes.watchDelay) nodes.watchDelay.value = watch.delay === "live" ? "0" : (watch.moves ?? `${watch.seconds}s`);
+  nodes.watchHands.checked = watch.hands;
+}
+
+async function setWatch(e) {
+  e.preventDefault();
+  nodes.message.replaceChildren();
+  try {
+    const watch = await api(`/matches/${encodeURIComponent(matchId)}/watch`, { token, method: "PUT",
+      body: { delay: nodes.watchDelay.value.trim(), hands: nodes.watchHands.checked } });
+    drawWatch(watch, null);
+    refreshSoon();
+  } catch (err) {
+    nodes.message.replaceChildren(errorBox(err));
+  }
 }
 
 let pending = null;
@@ -137,13 +163,23 @@ async function start() {
   nodes.clocks = el("div", { id: "clocks-box" });
   nodes.table = el("div", { id: "table" });
   nodes.rulings = el("ul", { id: "rulings" });
+  nodes.watchInfo = el("p", { id: "watch-info" });
+  nodes.watchDelay = el("input", { id: "watch-delay-input", name: "delay", size: 6, autocomplete: "off",
+    "aria-describedby": "watch-help" });
+  nodes.watchHands = el("input", { type: "checkbox", id: "watch-hands-input", name: "hands" });
   show(main,
     el("div", { class: "live-head" }, nodes.heading,
       el("a", { href: `/ui/replay/${matchId}` }, "replay"),
       el("a", { href: `/ui/audit?match=${encodeURIComponent(matchId)}` }, "rulings"),
       el("button", { type: "button", onclick: () => { storeToken(TD_SCOPE, null); token = null; start(); } }, "Forget token")),
     nodes.status,
-    el("div", { class: "legal" }, nodes.deal), nodes.auto, nodes.clocks, nodes.message,
+    el("div", { class: "legal" }, nodes.deal), nodes.auto, nodes.watchInfo,
+    el("form", { class: "legal", id: "watch-form", onsubmit: setWatch },
+      el("label", { for: "watch-delay-input" }, "Watch delay "), nodes.watchDelay,
+      el("label", { for: "watch-hands-input" }, nodes.watchHands, " every hand (delayed only)"),
+      el("button", { type: "submit" }, "Set"),
+      el("span", { class: "muted", id: "watch-help" }, "2 (moves), 30s (seconds) or 0 (live)")),
+    nodes.clocks, nodes.message,
     el("section", { "aria-label": "Table (every hand)" }, nodes.table),
     el("h2", {}, "Rulings"), nodes.rulings);
   await refresh();

@@ -309,6 +309,9 @@ def state(env: Env, match_id: str, player: str | None, all_hands: bool, watcher:
         delay = shown.get("watch", {}).get("delay", "live")
         click.echo(f"match {m.id} · {m.game.title} · as watchers see it ({delay}) · deal {shown['deal']}")
         click.echo(m.game.render(at.state, PUBLIC))
+        hands = shown.get("hands") if shown.get("watch", {}).get("hands") else None
+        for name, cards in (hands or {}).items():  # --watch-hands: every hand, as delayed
+            click.echo(f"hand of {name}: {' '.join(map(str, cards)) if isinstance(cards, list) else cards}")
         return
     viewer = svc.viewer(m, player, all_hands)
     from kartludo.app.reading.presenters import result_json

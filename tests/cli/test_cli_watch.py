@@ -95,3 +95,29 @@ def test_state_as_a_watcher_sees_the_delayed_table(k, db_url):
     assert json.loads(k("state", m, "--json"))["version"] == live
     assert "as watchers see it (2 moves)" in k("state", m, "--watcher")
     assert "use one of --as PLAYER, --all or --watcher" in k("state", m, "--watcher", "--all", code=2)
+
+
+def test_state_as_a_watcher_prints_the_hands_only_when_watchers_see_them(k, db_url):
+    """With --watch-hands the text ``state --watcher`` prints every hand as the delayed
+    view has it (the JSON's ``hands``); without, no hand is printed."""
+    from kartludo.app.matches.pipeline import MatchService
+
+    shown = {}
+    for hands in (True, False):
+        m = k("match", "new", "svoi-kozyri", "--players", "ann,bob", "--seed", "3", "--watch-delay", "1",
+              *(["--watch-hands"] if hands else [])).strip()
+        k("match", "deal", m)
+        with EventStore.open(db_url) as store:
+            svc = MatchService(store)
+            for _ in range(2):
+                match = svc.load(m)
+                seat = match.game.to_act(match.state)[0]
+                verb, *args = match.game.legal_commands(match.state, seat)[0].text().split()
+                svc.act(m, match.players[seat], verb, args)
+        data = json.loads(k("state", m, "--watcher", "--json"))
+        shown[hands] = (data.get("hands"), k("state", m, "--watcher"))
+    hands, text = shown[True]
+    assert set(hands) == {"ann", "bob"}
+    for name, cards in hands.items():
+        assert f"hand of {name}: {' '.join(cards)}" in text
+    assert "hand of" not in shown[False][1]

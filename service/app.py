@@ -31,6 +31,7 @@ from kartludo.service.limits import Limits, json_depth
 from kartludo.service.routes import all_routes, duplicate
 from kartludo.service.services import Services
 from kartludo.store import EventStore
+from kartludo.store.errors import DatabaseUnavailable, StoreBusy
 from kartludo.store.replicas import ReadRouter
 
 __all__ = ["Services", "create_app"]
@@ -183,7 +184,10 @@ def create_app(store_url: str, *, store: EventStore | None = None, limits: Limit
     async def sweep_once() -> None:
         try:
             applied = await sync_to_thread(sweeper.run_once)
-        except Exception:  # noqa: BLE001 - a database hiccup: the next round tries again
+        except (DatabaseUnavailable, StoreBusy) as exc:  # down or restarting: the next round tries again
+            _log.warning("clock sweep skipped: %s", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            return
+        except Exception:  # noqa: BLE001 - anything else is a bug to see, but the sweeper lives on
             _log.exception("clock sweep failed")
             return
         for match_id in dict.fromkeys(m for m, _ in applied):

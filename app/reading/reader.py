@@ -98,6 +98,9 @@ class MatchReader:
             if watch.hands:
                 out["hands"] = every_hand(match)
             out["watch"] = watch.json()
+            at_cut = self.clock_at(match.id, upto)
+            if at_cut is not None:
+                out["clock"] = at_cut
             return out
         out = state_json(self.svc, match, viewer)
         ticking = self.clocks.reading(match.id)  # the seats' times: public, no card in them
@@ -106,6 +109,23 @@ class MatchReader:
         if moves and isinstance(viewer, int) and viewer >= 0:
             out.update(moves_json(match, viewer, expanded=expanded))
         return out
+
+    def clock(self, match_id: str, viewer: Viewer, td: bool) -> dict[str, Any] | None:
+        """The match's clocks as ``viewer`` may read them (None: no clock): now, or for a
+        watcher of a match with a watch delay as they stood at the watchers' cut (live
+        clocks would show whose turn it is now, which the delay holds back)."""
+        watched = self.watch_cut(match_id, viewer, td)
+        if watched is None:
+            return self.clocks.reading(match_id)
+        return self.clock_at(match_id, watched[1])
+
+    def clock_at(self, match_id: str, upto: int) -> dict[str, Any] | None:
+        """The clocks after the match's event ``upto`` (a replay step's reading)."""
+        from kartludo.app.matches.clock import replay_readings
+
+        readings = replay_readings(self.store, match_id)
+        shown = [v for v in readings if v <= upto]
+        return readings[max(shown)] if shown else None
 
     # --- watchers: the public view of a match with a watch delay -------------------------------
     def watched(self, match: Match, viewer: Viewer, td: bool) -> tuple[Watch, int] | None:

@@ -13,17 +13,20 @@ from litestar.params import JSONBody
 
 from kartludo.app.errors import UnknownMatch
 from kartludo.app.matches import clock
+from kartludo.engine.base import ALL
 from kartludo.service import schemas as s
-from kartludo.service.deps import MatchOf, Svcs, User, td_only
+from kartludo.service.deps import MatchOf, Svcs, User, View, td_only
 from kartludo.service.errors import responses
 
 
 @get("/matches/{match_id:str}/clock", sync_to_thread=True, responses=responses(401, 404))
-def get_clock(services: Svcs, mid: MatchOf) -> s.ClockOut:
+def get_clock(services: Svcs, mid: MatchOf, viewer: View) -> s.ClockOut:
     """The match's clocks now (as `state`'s `clock`): the control, each seat's
     `remaining_ms`, whether it is `running` (the seat to act) and its standing flag
-    falls; `as_of` is the server's time of the figures. 404 for a match without a clock."""
-    reading = services.reader.clocks.reading(mid)
+    falls; `as_of` is the server's time of the figures. A watcher (no token) of a match
+    with a watch delay reads them as they stood at the watchers' cut. 404 for a match
+    without a clock."""
+    reading = services.reader.clock(mid, viewer, viewer == ALL)
     if reading is None:
         raise UnknownMatch(f"match {mid} has no clock")
     return msgspec.convert(reading, s.ClockOut)

@@ -155,7 +155,7 @@ def get_state(services: Svcs, svc: Svc, mid: MatchOf, viewer: View,
     legal commands, with each verb's `shapes`), a TD every hand, no token public
     information only, and, when the match has a watch delay, as the table stood that long
     ago (`watch`: the delay). A seat and a TD see `watchers`, the watchers' open live
-    streams on this server process."""
+    streams across the server's processes."""
     with services.locked(mid):
         return with_watchers(services, mid, viewer,
                              services.reader.state(svc.load(mid), viewer, expanded=legal == "all"))

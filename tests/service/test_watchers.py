@@ -19,6 +19,7 @@ import pytest
 from every_game import games, heuristic, short_options
 from serving import bearer
 
+from kartludo.app.matches.clock import replay_readings
 from kartludo.app.matches.pipeline import MatchService
 from kartludo.engine.registry import get_game
 
@@ -31,6 +32,7 @@ ANONYMOUS_ROUTES = {
     "GET /matches/{match_id}/replay": "delayed",
     "GET /matches/{match_id}/stream": "delayed",
     "GET /matches/{match_id}/watch": "the setting only",
+    "GET /matches/{match_id}/clock": "delayed (the clocks as they stood at the watchers' cut)",
     "GET /matches": "delayed (a running match's deal number as watchers see it)",
     "GET /games": "no match",
     "GET /standings": "finished matches and ended deals' totals only (read models)",
@@ -124,7 +126,7 @@ def test_a_watcher_never_sees_a_move_early(game_name, server, sse, store, td_tok
     k = rng.randint(1, 3)
     http = httpx.Client(base_url=server, timeout=30)
     created = http.post("/matches", json={"game": game_name, "players": players, "options": short_options(game_name),
-                                          "watch_delay": str(k)}, headers=bearer(td_token))
+                                          "watch_delay": str(k), "clock": "5m+10s"}, headers=bearer(td_token))
     assert created.status_code == 201, created.text
     mid, tokens = created.json()["match"], created.json()["tokens"]
     assert http.get(f"/matches/{mid}/watch").json()["delay"] == f"{k} move{'s' if k > 1 else ''}"
@@ -158,6 +160,9 @@ def test_a_watcher_never_sees_a_move_early(game_name, server, sse, store, td_tok
         state = http.get(f"/matches/{mid}/state").json()
         assert state["version"] == cut, (moves, k, state["version"], cut)
         assert state["watch"]["moves"] == k
+        # the clocks too: as they stood at the cut (who was to act then), never live
+        at_cut = replay_readings(store, mid)[cut]
+        assert state["clock"] == at_cut and http.get(f"/matches/{mid}/clock").json() == at_cut
         assert http.get(f"/matches/{mid}").json()["version"] == cut
         [row] = [r for r in http.get("/matches").json() if r["match"] == mid]
         assert row["deal"] == state["deal"]  # the match list: the deal the watchers see
@@ -171,6 +176,10 @@ def test_a_watcher_never_sees_a_move_early(game_name, server, sse, store, td_tok
         seat_state = http.get(f"/matches/{mid}/state", headers=bearer(tokens[players[0]])).json()
         assert seat_state["version"] == live.version and "watch" not in seat_state
         assert seat_state["watchers"] == 1
+        assert seat_state["clock"]["as_of"] >= at_cut["as_of"]
+        live_clock = http.get(f"/matches/{mid}/clock", headers=bearer(td_token)).json()
+        running = {p for p, c in live_clock["seats"].items() if c["running"]}
+        assert running == {players[g] for g in game.to_act(live.state)}
         # the stream has reached the cut, and nothing beyond it
         stream.wait_for(events[-1]["position"])
         assert max(int(m["data"]["version"]) for m in stream.messages) == cut

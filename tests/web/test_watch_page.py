@@ -51,7 +51,7 @@ def test_watch_page_is_never_ahead_of_the_delay(game_name, site, page, browser, 
     mid, tokens = created["match"], created["tokens"]
     page.goto(f"{site.url}/ui/watch/{mid}")
     page.wait_for_selector("#table[data-version]")
-    page.wait_for_function("(document.getElementById('connection') || {}).textContent === 'live'")
+    page.wait_for_function("(document.getElementById('connection') || {}).textContent === 'following'")
     page.evaluate(WATCH_MAX)
     assert page.inner_text("#watch-delay") == "Delayed by 2 moves · every hand shown (delayed)"
     # a seat's table page counts the watcher

@@ -89,7 +89,8 @@ async function start() {
       addToFeed(event);
       if (event.version > state.version) refreshSoon();
     },
-    onState: (s) => { nodes.connection.textContent = s; },
+    // the stream is up: "following", not "live", beside a "Delayed by …" badge
+    onState: (s) => { nodes.connection.textContent = s === "live" ? "following" : s; },
   });
 }
 

@@ -73,9 +73,12 @@ def series() -> None:
 @click.option("--starts-at", help="Start time, ISO 8601 (default: now).")
 @click.option("--clock", "clock_text", metavar="BASE+INC", help="Every match's time control, e.g. 5m+10s.")
 @click.option("--move-limit", metavar="TIME", help="Every match's limit on each turn, e.g. 60s.")
+@click.option("--on-flag", type=click.Choice(["bot", "bot-penalty"]), help="What a flag fall does in every match: "
+              "the heuristic bot plays the turn (bot, the default), and the seat pays the game's time penalty "
+              "(bot-penalty). Needs --clock or --move-limit.")
 @pass_env(writes=True)
 def series_new(env: Env, game: str, players: str, minutes: int, starts_at: str | None, clock_text: str | None,
-               move_limit: str | None) -> None:
+               move_limit: str | None, on_flag: str | None) -> None:
     """Create a series and print only its id. With --clock or --move-limit every match
     of the series is played on that clock (unless `match new` gives its own).
 
@@ -89,7 +92,7 @@ def series_new(env: Env, game: str, players: str, minutes: int, starts_at: str |
 
     names = [p.strip() for p in players.split(",") if p.strip()]
     start = parse_time(starts_at) if starts_at else None
-    control = control_of(clock_text, move_limit)
+    control = control_of(clock_text, move_limit, on_flag or "bot", on_flag_given=on_flag is not None)
     click.echo(create_series(env.store, game, names, minutes, starts_at_us=start, actor="cli", clock=control))
 
 

@@ -54,6 +54,10 @@ def match() -> None:
 @click.option("--clock", "clock_text", metavar="BASE+INC", help="A time control: BASE per seat plus INC for each "
               "turn played, e.g. 5m+10s (a series match: default the series' own).")
 @click.option("--move-limit", metavar="TIME", help="A limit on each turn, e.g. 60s (alone or with --clock).")
+@click.option("--on-flag", type=click.Choice(["bot", "bot-penalty"]), help="What a flag fall does: the heuristic "
+              "bot plays the seat's turn (bot, the default), and the seat pays the game's time penalty "
+              "(bot-penalty; the rules pages' §Clocks). Needs --clock or --move-limit (a series match: default the "
+              "series' own).")
 @click.option("--watch-delay", metavar="DELAY", help="Watchers (the public view: no token) see the table this "
               "far behind: 2 (moves: seats' commands) or 30s (seconds; 2min). Default: live. `watch set` changes it.")
 @click.option("--watch-hands", is_flag=True, help="Watchers see every hand, in the delayed view only (needs "
@@ -61,7 +65,7 @@ def match() -> None:
 @pass_env(writes=True)
 def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str, ...], series: str | None,
         command_id: str | None, auto_deal: bool, clock_text: str | None, move_limit: str | None,
-        watch_delay: str | None, watch_hands: bool) -> None:
+        on_flag: str | None, watch_delay: str | None, watch_hands: bool) -> None:
     """Create a match of GAME and print only its id.
 
     In a series (--series) a match is created once the series' previous match has
@@ -71,7 +75,8 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
     \b
     With --clock or --move-limit the match is played on a clock (`kartludo clock`):
     a seat whose time runs out has its flag fall, a ruling the server (or `kartludo
-    clock sweep`) appends, and the game's heuristic bot plays its turn.
+    clock sweep`) appends, and the game's heuristic bot plays its turn (with
+    --on-flag bot-penalty the seat also pays the game's time penalty).
 
     \b
     Example:
@@ -92,7 +97,8 @@ def new(env: Env, game: str, players: str, seed: int | None, options: tuple[str,
     from kartludo.app.matches import clock
     from kartludo.app.matches.autodeal import both, setting
 
-    control = clock.control_of(clock_text, move_limit)  # a bad --clock is refused before anything is read
+    # a bad --clock is refused before anything is read
+    control = clock.control_of(clock_text, move_limit, on_flag or "bot", on_flag_given=on_flag is not None)
     svc = service(env)
     if control is None and series:
         control = clock.series_control(env.store, series)

@@ -7,7 +7,7 @@ State is immutable; the stream of events alone rebuilds it. A game is a package
 ``kartludo.engine.<game>`` whose ``GAME`` is an instance of a ``Game`` subclass
 (``engine/registry.py`` finds it; docs/adding-a-game.md says how to add one).
 
-The contract, ``Game``'s 49 public names (mypy checks every game against them):
+The contract, ``Game``'s 50 public names (mypy checks every game against them):
 
 - data a game must provide (20 required names in all, with the rules and views below):
   ``name``, ``title``, ``ruleset``, ``player_counts``, ``seat_names``, ``full_deck``,
@@ -15,9 +15,10 @@ The contract, ``Game``'s 49 public names (mypy checks every game against them):
 - the rules: ``start``, ``next_dealer``, ``check``, ``candidates``, ``evolve``,
   ``automatic``, ``to_act``, ``result``;
 - what a viewer may see: ``view``, ``redact``, ``render``, ``describe``;
-- optional, with defaults that work for any game (15): ``options`` (none),
+- optional, with defaults that work for any game (16): ``options`` (none),
   ``trick_events`` (no tricks), ``foul_series_mp`` (0), ``total_column``
-  (``score``), ``low_totals_win`` (False), ``zero_sum_scores`` (False), ``check_setup`` (accepts any),
+  (``score``), ``low_totals_win`` (False), ``zero_sum_scores`` (False), ``flag_penalty`` (1),
+  ``check_setup`` (accepts any),
   ``standing`` (``result``), ``table_zones`` (none), ``closed_fields`` (none),
   ``decisions`` (none), ``penalty_changes`` (none: no penalties), ``bots`` (none:
   the random bot plays, and stands in for ``"heuristic"``), ``caution`` (none),
@@ -315,6 +316,10 @@ class Game(abc.ABC, Generic[S]):
     low_totals_win: ClassVar[bool] = False
     #: a deal's scores always sum to zero (Uxinjo's markers): an adjusted score must too
     zero_sum_scores: ClassVar[bool] = False
+    #: what a flag fall costs under the ``bot-penalty`` time control, in the game's own
+    #: score: the flagged seat's total moves that much the wrong way, or, in a zero-sum
+    #: game, the seat pays it to each other seat (``engine.match.flag_penalty``)
+    flag_penalty: ClassVar[int] = 1
 
     # --- the rules a game must provide --------------------------------------------------
     @abc.abstractmethod

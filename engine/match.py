@@ -67,6 +67,8 @@ _OWN = frozenset({MatchClosed, RulingAppealed, RulingDecided, FlagFall})
 #: the match facts the game's engine never folds (a flag fall is the clock's ruling, not the
 #: rules': its consequence, the bot's turn, is made of the game's own events that follow it)
 _NOT_FOR_THE_ENGINE = frozenset({MatchClosed, FlagFall})
+#: the match facts ``for_the_engine`` hands the engine as something else (or as nothing)
+_TRANSLATED = _NOT_FOR_THE_ENGINE | {RulingDecided}
 
 
 class Dispute(msgspec.Struct, frozen=True):
@@ -126,10 +128,7 @@ class Match(msgspec.Struct):
         decision's effect on the score) through the game's engine."""
         if type(event) in _OWN:
             self._record(event)
-            if type(event) in _NOT_FOR_THE_ENGINE:
-                self.version = version
-                return
-        self.state = self.game.evolve(self.state, event)
+        self.state = step(self.game, self.state, event)
         self.version = version
 
     def _record(self, event: Event) -> None:
@@ -171,14 +170,53 @@ def fold(match_id: str, records: Iterable[Stored]) -> Match:
 
 
 def engine_folds(event: Event) -> bool:
-    """Whether the game's engine folds ``event`` (every event but a closure)."""
+    """Whether the game's engine folds ``event`` itself (every event but a closure and a
+    flag fall; a flag fall's penalty reaches it as an adjusted score: ``for_the_engine``)."""
     return type(event) not in _NOT_FOR_THE_ENGINE
 
 
 def step(game: Game[Any], state: Any, event: Event) -> Any:
     """The game state after ``event`` (``Match.apply`` for a reader that follows the
     game state alone, e.g. a replay or a hypothetical)."""
-    return game.evolve(state, event) if type(event) not in _NOT_FOR_THE_ENGINE else state
+    if type(event) not in _TRANSLATED:  # the common case, at every event of every fold
+        return game.evolve(state, event)
+    for folded in for_the_engine(event):
+        state = game.evolve(state, folded)
+    return state
+
+
+def for_the_engine(event: Event) -> tuple[Event, ...]:
+    """What the game's engine folds for one match event: the event itself, but nothing
+    for a closure or a flag fall, whose time penalty (``bot-penalty``) the engine folds
+    as the adjusted score it is (``flag_penalty``); and an overturn that gives a flag
+    fall's penalty back (it carries the ``adjustment``) is that adjusted score too."""
+    if isinstance(event, FlagFall):
+        penalty = event.effect.get("penalty")
+        if not penalty:
+            return ()
+        return (RulingDecided(ruling_id=event.ruling_id, by=CLOCK_ACTOR, decision="adjust", deal=event.deal,
+                              reason="flag-fall penalty", adjustment=dict(penalty)),)
+    if type(event) in _NOT_FOR_THE_ENGINE:
+        return ()
+    if isinstance(event, RulingDecided) and event.decision == "overturn" and event.adjustment:
+        return (event, msgspec.structs.replace(event, decision="adjust"))
+    return (event,)
+
+
+#: who records a flag fall (the envelope's actor, and the "TD" of its penalty's adjusted score)
+CLOCK_ACTOR = "clock"
+
+
+def flag_penalty(game: Game[Any], players: Sequence[str], seat: int) -> dict[str, int]:
+    """What a flag fall under ``bot-penalty`` does to the totals, in the game's own
+    score (``Game.flag_penalty``): in a zero-sum game (Uxinjo) the flagged seat pays it
+    to each other seat; otherwise its total moves by it the wrong way (down, or up in a
+    game won with a low total: one more deal lost in Svoi Kozyri)."""
+    unit = game.flag_penalty
+    flagged = players[seat]
+    if game.zero_sum_scores:
+        return {p: -unit * (len(players) - 1) if p == flagged else unit for p in players}
+    return {flagged: unit if game.low_totals_win else -unit}
 
 
 def describe(game: Game[Any], before: Any, event: Event, viewer: Viewer, players: Sequence[str]) -> str:

@@ -16,7 +16,8 @@ class ClockSet(Event, frozen=True, kw_only=True, tag="table.clock-set"):
     """The match's time control from now on: ``base_us`` per seat plus
     ``increment_us`` for each turn the seat plays (``5m+10s``), and/or a limit on each
     turn (``move_limit_us``, ``--move-limit 60s``); 0 is "none". ``consequence`` is
-    what a flag fall does: ``"bot"`` (the game's heuristic bot plays the seat's turn)."""
+    what a flag fall does: ``"bot"`` (the game's heuristic bot plays the seat's turn) or
+    ``"bot-penalty"`` (that, and the game's time penalty: ``engine.match.flag_penalty``)."""
 
     base_us: int = 0
     increment_us: int = 0

@@ -54,6 +54,9 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True):
     clock: Word | None = None
     #: a limit on each turn (`60s`)
     move_limit: Word | None = None
+    #: what a flag fall does: `bot` (the heuristic bot plays the seat's turn), or `bot-penalty`
+    #: (that, and the seat pays the game's time penalty); needs `clock` or `move_limit`
+    on_flag: Literal["bot", "bot-penalty"] | None = None
     #: watchers (no token) see the match this far behind the table: `2` (moves) or `30s`
     #: (seconds; `2min`); none: live
     watch_delay: Annotated[str, msgspec.Meta(max_length=20, pattern=TEXT_PATTERN)] | None = None
@@ -225,7 +228,8 @@ class ClockOut(msgspec.Struct):
     base_ms: int
     increment_ms: int
     move_limit_ms: int
-    #: what a flag fall does: `bot` (the game's heuristic bot plays the seat's turn)
+    #: what a flag fall does: `bot` (the game's heuristic bot plays the seat's turn) or
+    #: `bot-penalty` (that, and the seat pays the game's time penalty)
     consequence: str
     paused: bool
     #: the server's time of these figures (UTC, ISO 8601)

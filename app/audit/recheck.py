@@ -116,6 +116,7 @@ def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Differen
     for rec in records[1:]:
         event = rec.event
         if not aggregate.engine_folds(event):  # the match's own fact: nothing the engine judges
+            state = aggregate.step(game, state, event)  # (a flag fall's penalty still moves the totals)
             continue
         expected = game.automatic(state)
         if type(event).derived:
@@ -134,7 +135,7 @@ def recheck_match(records: list[Recorded], match_id: str) -> tuple[list[Differen
                 diffs.append(judged)
                 if judged.refused is not None:
                     refused.append(judged)
-        state = game.evolve(state, event)  # the recorded history goes on, whatever today's engine says
+        state = aggregate.step(game, state, event)  # the recorded history goes on, whatever today's engine says
         if refused and type(event).derived:
             ends_deal = game.can_deal(state) or game.is_finished(state)
             if isinstance(event, Ruling) or ends_deal:

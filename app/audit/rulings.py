@@ -175,6 +175,8 @@ def decide(store: EventStore, record: AuditRecord, by: str, decision: str, reaso
 
         extra = msgspec.structs.asdict(compute(store, record.match, record.deal, match.game, players,
                                                weights=adjust, scores=adjust_scores))
+    elif decision == "overturn" and record.effect.get("penalty"):  # a flag fall's time penalty is given back
+        extra = {"deal": record.deal, "adjustment": {p: -v for p, v in record.effect["penalty"].items()}}
     tds = td_labels(store) if named else None
 
     def decided(m: aggregate.Match) -> list[Any]:

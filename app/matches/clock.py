@@ -15,9 +15,12 @@ the time the store recorded it (``Recorded.recorded_at_us``):
   turn may also last no longer than the limit (plus a TD's extra time for that turn);
 - when a running seat's remaining time reaches 0 its **flag falls**: the server appends
   a ``FlagFall`` ruling (``apply_due``) at the match's version, with the expected
-  version, so two appliers never both write it; the consequence (``"bot"``) is the
-  game's heuristic bot playing the seat's turn, in the same append. Time after the flag
-  fell until the ruling was recorded is not charged: the seat's bank is simply empty.
+  version, so two appliers never both write it; the consequence is the game's
+  heuristic bot playing the seat's turn, in the same append: ``"bot"`` alone, or
+  ``"bot-penalty"`` with the game's time penalty (``engine.match.flag_penalty``: the
+  ruling's ``effect["penalty"]``, which the engine folds as an adjusted score and an
+  overturn gives back). Time after the flag fell until the ruling was recorded is not
+  charged: the seat's bank is simply empty.
 
 ``now`` is always given (the store's injectable clock, ``EventStore.clock``): nothing
 here sleeps or reads the time itself.
@@ -45,12 +48,18 @@ from kartludo.store import EventStore, Recorded
 from kartludo.store.transfer import format_us
 
 #: who records a flag fall (the envelope's actor)
-CLOCK_ACTOR = "clock"
+CLOCK_ACTOR = aggregate.CLOCK_ACTOR
+
+
 def flag_rule(game_name: str) -> str:
     """The rules page section a flag fall cites: the game's own §Clocks."""
     return f"{game_name} §Clocks (RULING: flag fall)"
-#: the consequences of a flag fall this build knows (``ClockSet.consequence``)
-CONSEQUENCES = ("bot",)
+
+#: the consequences of a flag fall (``ClockSet.consequence``, ``--on-flag``): what each does
+CONSEQUENCES = {
+    "bot": "the heuristic bot plays the seat's turn; no penalty",
+    "bot-penalty": "the heuristic bot plays the seat's turn, and the seat pays the game's time penalty",
+}
 #: the most commands the bot plays in one flagged turn (a turn is a few commands at most)
 _BOT_COMMANDS = 12
 
@@ -94,12 +103,18 @@ def parse_clock(text: str) -> tuple[int, int]:
     return base_us, parse_duration(inc, "--clock increment") if sep else 0
 
 
-def control_of(clock: str | None, move_limit: str | None, consequence: str = "bot") -> ClockSet | None:
-    """The ``ClockSet`` of ``--clock`` and ``--move-limit`` (None: neither given)."""
+def control_of(clock: str | None, move_limit: str | None, consequence: str = "bot", *,
+               on_flag_given: bool = False) -> ClockSet | None:
+    """The ``ClockSet`` of ``--clock``, ``--move-limit`` and ``--on-flag`` (None: no
+    clock given; ``on_flag_given``: ``--on-flag`` was typed, so it needs a clock)."""
     if not clock and not move_limit:
+        if on_flag_given:
+            raise InvalidInput(f"--on-flag {consequence} says what a flag fall does: it needs a clock "
+                               "(--clock BASE+INC or --move-limit TIME)")
         return None
     if consequence not in CONSEQUENCES:
-        raise InvalidInput(f"flag-fall consequence {consequence!r} is not one of {', '.join(CONSEQUENCES)}")
+        raise InvalidInput(f"--on-flag {consequence!r} is not a flag-fall consequence: "
+                           + "; ".join(f"{k} ({v})" for k, v in CONSEQUENCES.items()))
     base = inc = limit = 0
     if clock:
         base, inc = parse_clock(clock)
@@ -301,7 +316,8 @@ def reading_line(r: dict[str, Any]) -> str:
         mark = " ▶" if seat["running"] else ""
         flags = f" (flag fell ×{seat['flags']})" if seat["flags"] else ""
         parts.append(f"{player} {face}{mark}{flags}")
-    return f"clock {r['control']}{' (paused)' if r['paused'] else ''}: " + ", ".join(parts)
+    on_flag = f" (on flag: {r['consequence']})" if r.get("consequence", "bot") != "bot" else ""
+    return f"clock {r['control']}{on_flag}{' (paused)' if r['paused'] else ''}: " + ", ".join(parts)
 
 
 def replay_readings(store: EventStore, match_id: str) -> dict[int, dict[str, Any]]:
@@ -469,23 +485,34 @@ def flag_fall(match: Match, clock: Clock, now_us: int) -> list[Event]:
         "flag_fell_at": format_us(at),
         "turn_us": turn_us,
     }
-    effect = {"consequence": clock.control.consequence,
-              "text": f"the heuristic bot plays {player}'s turn"}
+    consequence = clock.control.consequence
+    effect: dict[str, Any] = {"consequence": consequence, "text": f"the heuristic bot plays {player}'s turn"}
+    if consequence == "bot-penalty":
+        penalty = aggregate.flag_penalty(game, match.players, seat)
+        effect["penalty"] = penalty
+        effect["text"] += "; time penalty: " + penalty_text(game, penalty)
     ruling = FlagFall(ruling_id=rid, deal=game.deal_number(match.state), seat=seat, rule=flag_rule(game.name),
                       facts=facts, effect=effect)
-    return [ruling, *bot_turn(match, seat, rid)]
+    return [ruling, *bot_turn(match, seat, rid, aggregate.step(game, match.state, ruling))]
 
 
-def bot_turn(match: Match, seat: int, key: str) -> list[Event]:
+def penalty_text(game: Any, penalty: dict[str, int]) -> str:
+    """``ann -2, bob +1, cy +1 (score)``: a flag fall's penalty as the totals move."""
+    moves = ", ".join(f"{p} {v:+d}" for p, v in penalty.items())
+    return f"{moves} ({game.total_column[0]})"
+
+
+def bot_turn(match: Match, seat: int, key: str, state: Any = None) -> list[Event]:
     """The game's heuristic bot plays ``seat``'s turn: its commands, decided by the
     engine, until the seat is no longer to act (the bot sees only the seat's view, as
-    every bot does; its choices are seeded by ``key``, so a retry decides the same)."""
+    every bot does; its choices are seeded by ``key``, so a retry decides the same).
+    ``state``: where it plays from (default: the match's; after a flag fall's penalty)."""
     from kartludo.engine.bots import bots_of
 
     game = match.game
     bot = bots_of(game)["heuristic"]
     rng = random.Random(f"{match.id}:{key}")
-    state = match.state
+    state = match.state if state is None else state
     events: list[Event] = []
     for _ in range(_BOT_COMMANDS):
         if game.is_finished(state) or seat not in game.to_act(state):

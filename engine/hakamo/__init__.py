@@ -37,6 +37,9 @@ class Hakamo(Game[HkState]):
     command_types = COMMAND_TYPES
     recorded_commands = commands.RECORDED
     trick_events = (Played, TrickEnded)
+    #: a flag fall under ``bot-penalty`` costs what resigning the lowest contract does
+    #: (−⌈13/2⌉, §7): the mildest loss the score table gives a seat that gives up
+    flag_penalty = 7
 
     start = staticmethod(fold.start)
     next_dealer = staticmethod(rules.next_dealer)

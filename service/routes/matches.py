@@ -69,7 +69,8 @@ def _create_match(services: Services, user: Principal, data: s.CreateMatch) -> s
         issued["secrets"] = secrets
         return [(seat_tokens_stream(match_id), events, 0)]
 
-    control = clock.control_of(data.clock, data.move_limit)
+    control = clock.control_of(data.clock, data.move_limit, data.on_flag or "bot",
+                               on_flag_given=data.on_flag is not None)
     if control is None and data.series:
         control = clock.series_control(services.store, data.series)
     match_id, duplicate = svc.create_once(data.game, data.players, seed=data.seed, options=data.options,

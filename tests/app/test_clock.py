@@ -351,3 +351,72 @@ def test_a_move_limits_extra_time_given_while_a_seat_waits_is_for_its_next_turn(
     assert remaining(store, mid)[waiting] == 5_000 and clock.apply_due(svc, mid) == []
     move(svc, mid)  # the turn ends: the extra time is spent
     assert remaining(store, mid)[waiting] == 30_000
+
+
+#: the time penalty each game's rules page states (§Clocks): how the totals move when the first seat's flag falls
+PENALTIES = {
+    "uxinjo": lambda flagged, others: {flagged: -2, **dict.fromkeys(others, 1)},  # pays 1 to each other seat
+    "hakamo": lambda flagged, others: {flagged: -7},  # what resigning the lowest contract (13) costs
+    "laugavatnsmanni": lambda flagged, others: {flagged: -1},
+    "svoi-kozyri": lambda flagged, others: {flagged: 1},  # one more deal lost
+}
+
+
+@pytest.mark.parametrize("game,players", [("uxinjo", 3), ("hakamo", 4), ("laugavatnsmanni", 3), ("svoi-kozyri", 2)])
+def test_a_penalised_flag_fall_moves_the_totals_by_the_games_penalty_and_an_overturn_gives_it_back(
+        store, now, game, players):
+    from kartludo.app.audit.recheck import recheck_match
+    from kartludo.app.audit.rulings import appeal, decide
+    from kartludo.app.audit.trail import resolve_ruling
+    from kartludo.app.matches.refold import refold_all
+    from kartludo.engine import match as aggregate
+
+    svc = MatchService(store)
+    names = PLAYERS[:players]
+    mid = svc.create(game, names, seed=21, also=clock.setting(clock.control_of("1m", None, "bot-penalty")))
+    svc.deal(mid)
+    now.at(61)
+    [(_, rec)] = clock.sweep(svc)[:1]
+    ruling = rec.event
+    flagged = names[ruling.seat]
+    expected = PENALTIES[game](flagged, [p for p in names if p != flagged])
+    assert ruling.effect["consequence"] == "bot-penalty" and ruling.effect["penalty"] == expected
+    assert "time penalty: " in ruling.effect["text"]
+
+    records = store.read_stream(stream_of(mid))
+    at = next(i for i, r in enumerate(records) if r.version == rec.version)
+    before = aggregate.fold(mid, records[:at])
+    after = aggregate.fold(mid, records[:at + 1])
+    totals = before.game.view(before.state, ALL)["totals"]
+    moved = {p: after.game.view(after.state, ALL)["totals"][p] - totals[p] for p in names}
+    assert moved == {p: expected.get(p, 0) for p in names}  # the ruling alone moves the totals, exactly
+
+    assert recheck_match(records, mid) == ([], [])
+    assert refold_all(store)[1] == []
+    standing = svc.load(mid)
+    shown = standing.game.view(standing.state, ALL)["totals"]
+    record = resolve_ruling(store, f"{mid}/{ruling.ruling_id}")
+    assert record.effect["penalty"] == expected  # the audit trail shows what it cost
+    appeal(store, record, flagged, "the clock ran while the server was down")
+    decide(store, record, "td1", "overturn", "a server fault")
+    given_back = svc.load(mid)
+    back = given_back.game.view(given_back.state, ALL)["totals"]
+    assert {p: back[p] - shown[p] for p in names} == {p: -expected.get(p, 0) for p in names}
+    assert recheck_match(store.read_stream(stream_of(mid)), mid) == ([], [])
+    assert refold_all(store)[1] == []
+
+
+def test_a_flag_fall_without_a_penalty_moves_no_total_and_on_flag_needs_a_clock(store, now):
+    svc = MatchService(store)
+    mid = hakamo_on_clock(svc, "1m")
+    totals = svc.load(mid).game.view(svc.load(mid).state, ALL)["totals"]
+    now.at(61)
+    [(_, rec)] = clock.sweep(svc)
+    player = rec.event.facts["player"]
+    assert rec.event.effect == {"consequence": "bot", "text": f"the heuristic bot plays {player}'s turn"}
+    m = svc.load(mid)
+    assert m.game.view(m.state, ALL)["totals"] == totals
+    with pytest.raises(InvalidInput, match="--on-flag bot-penalty says what a flag fall does: it needs a clock"):
+        clock.control_of(None, None, "bot-penalty", on_flag_given=True)
+    with pytest.raises(InvalidInput, match="--on-flag 'concede' is not a flag-fall consequence: bot "):
+        clock.control_of("5m", None, "concede")

@@ -130,3 +130,33 @@ def test_a_series_clock_times_every_match_of_it(k):
     assert json.loads(k("clock", "show", mid, "--json"))["control"] == "3m+2s"
     assert "--clock base '3q' is not a duration" in k("series", "new", "--game", "hakamo", "--players",
                                                       "a,b,c,d", "--minutes", "60", "--clock", "3q", code=1)
+
+
+def test_on_flag_bot_penalty_costs_the_seat_the_games_penalty_and_an_overturn_gives_it_back(k, later):
+    assert "--on-flag bot-penalty says what a flag fall does: it needs a clock" in k(
+        "match", "new", "hakamo", "--players", "a,b,c,d", "--on-flag", "bot-penalty", code=1)
+    assert "Invalid value for '--on-flag'" in k("match", "new", "hakamo", "--players", "a,b,c,d", "--clock", "1m",
+                                                "--on-flag", "concede", code=2)
+    assert "no matches found" in k("match", "list")  # nothing written by either refusal
+    mid = _new(k, "--clock", "1m", "--on-flag", "bot-penalty")
+    k("match", "deal", mid)
+    shown = json.loads(k("state", mid, "--json"))
+    assert shown["clock"]["consequence"] == "bot-penalty"
+    assert "clock 1m (on flag: bot-penalty): " in k("state", mid)
+    [first] = shown["to_act"]
+    later(61)
+    assert f"flag fall, {first}" in k("clock", "sweep")
+    totals = json.loads(k("state", mid, "--json"))["totals"]
+    assert totals == {**dict.fromkeys(["ann", "bob", "cy", "dan"], 0), first: -7}
+    [listed] = json.loads(k("audit", "list", "--match", mid, "--json"))
+    assert listed["effect"]["penalty"] == {first: -7}
+    assert f"time penalty: {first} -7 (points)" in k("audit", "show", listed["id"])
+    k("audit", "appeal", listed["id"], "--by", first, "--reason", "the server stalled")
+    k("token", "new", "--role", "td", "--label", "td2")
+    k("audit", "decide", listed["id"], "--by", "td2", "--overturn", "--reason", "the log shows the stall")
+    assert json.loads(k("state", mid, "--json"))["totals"][first] == 0
+    assert k("audit", "recheck", mid) == "1 match rechecked, 0 differences\n"
+    sid = k("series", "new", "--game", "hakamo", "--players", "ann,bob,cy,dan", "--minutes", "60", "--clock",
+            "3m", "--on-flag", "bot-penalty").strip()
+    in_series = k("match", "new", "hakamo", "--series", sid).strip()
+    assert json.loads(k("clock", "show", in_series, "--json"))["consequence"] == "bot-penalty"

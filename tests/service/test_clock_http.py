@@ -76,6 +76,14 @@ def test_a_clock_over_http_td_time_pause_and_refusals(store, db_url, now, td_tok
         assert "clock" not in c.get(f"/matches/{plain}/state").json()
         r = c.post("/matches", json={"game": "hakamo", "players": PLAYERS, "clock": "5x"}, headers=bearer(td_token))
         assert r.status_code == 422 and "--clock base '5x' is not a duration" in r.json()["detail"]
+        r = c.post("/matches", json={"game": "hakamo", "players": PLAYERS, "on_flag": "bot-penalty"},
+                   headers=bearer(td_token))
+        assert r.status_code == 422 and "--on-flag bot-penalty says what a flag fall does: it needs a clock" in r.text
+        r = c.post("/matches", json={"game": "hakamo", "players": PLAYERS, "clock": "1m", "on_flag": "concede"},
+                   headers=bearer(td_token))
+        assert r.status_code == 422 and "on_flag" in r.text
+        penalised = _create(c, td_token, clock="1m", on_flag="bot-penalty")["match"]
+        assert c.get(f"/matches/{penalised}/clock").json()["consequence"] == "bot-penalty"
 
 
 def test_servers_started_after_the_flag_fell_apply_it_once(store, db_url, now, td_token):

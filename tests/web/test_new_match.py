@@ -48,6 +48,11 @@ def test_a_td_creates_a_match_and_each_seat_link_opens_that_seats_table(site, br
             page.fill(f"#player-{i}", name)
         if option:
             page.fill(f"#option-{option}", value)
+        timed = game == "hakamo"  # one of the two on a clock whose flag fall costs the time penalty
+        if timed:
+            page.fill("#clock", "5m+10s")
+            page.select_option("#on-flag", "bot-penalty")
+            assert page.get_attribute("#clock-rules", "href") == "/ui/rules/hakamo#s-clocks"
         assert page.is_checked("#auto-deal")
         page.screenshot(path=shots / f"{game}-form.png", full_page=True)
         page.click("#create")
@@ -57,6 +62,10 @@ def test_a_td_creates_a_match_and_each_seat_link_opens_that_seats_table(site, br
         assert state["game"] == game and state["players"] == players and state["deal"] == 1, "dealt at once"
         if option:
             assert str(state["options"][option]) == value
+        if timed:
+            assert (state["clock"]["control"], state["clock"]["consequence"]) == ("5m+10s", "bot-penalty")
+        else:
+            assert "clock" not in state
         links = page.eval_on_selector_all("#seat-links input", "is => is.map(i => i.value)")
         assert len(links) == len(players) and all(f"/ui/table/{mid}#token=kt_" in link for link in links)
         page.screenshot(path=shots / f"{game}-links.png", full_page=True)

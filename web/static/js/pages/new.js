@@ -6,6 +6,7 @@
 import {
   api, askForTdToken, el, errorBox, GAMES, page, show, storeToken, takeTokenFromFragment, TD_SCOPE, tdHolder,
 } from "../api.js";
+import { anchorOf } from "../terms.js";
 
 const { main } = page();
 let token = takeTokenFromFragment(TD_SCOPE); // the TD page's token: one TD token per tab serves both pages
@@ -33,10 +34,18 @@ function form(initial = {}) {
   const watchDelay = el("input", { type: "text", id: "watch-delay", name: "watch_delay", size: 8, autocomplete: "off",
     "aria-describedby": "watch-delay-help" });
   const watchHands = el("input", { type: "checkbox", id: "watch-hands", name: "watch_hands" });
+  const clock = el("input", { type: "text", id: "clock", name: "clock", size: 10, autocomplete: "off", placeholder: "5m+10s",
+    "aria-describedby": "clock-help" });
+  const moveLimit = el("input", { type: "text", id: "move-limit", name: "move_limit", size: 8, autocomplete: "off",
+    placeholder: "60s", "aria-describedby": "clock-help" });
+  const onFlag = el("select", { id: "on-flag", name: "on_flag", "aria-describedby": "clock-help" },
+    el("option", { value: "bot", selected: true }, "the bot plays the turn"),
+    el("option", { value: "bot-penalty" }, "the bot plays the turn, and the seat pays the time penalty"));
   const message = el("div", { id: "message", "aria-live": "assertive" });
   const submit = el("button", { type: "submit", class: "primary", id: "create" }, "Create the match");
   const names = initial.players || [];
 
+  const clockRules = el("a", { id: "clock-rules" }, "§Clocks");
   const current = () => GAMES.find((g) => g.name === game.value) || GAMES[0];
   function drawSeats() {
     const g = current();
@@ -52,6 +61,7 @@ function form(initial = {}) {
   }
   function drawGame() {
     const g = current();
+    clockRules.href = `/ui/rules/${encodeURIComponent(g.name)}#${anchorOf("Clocks")}`;
     count.replaceChildren(...g.player_counts.map((n) => el("option", { value: n, selected: n === Math.max(...g.player_counts) }, `${n} players`)));
     count.disabled = g.player_counts.length === 1;
     drawSeats();
@@ -89,6 +99,9 @@ function form(initial = {}) {
     if (series.value.trim()) body.series = series.value.trim();
     if (watchDelay.value.trim()) body.watch_delay = watchDelay.value.trim();
     if (watchHands.checked) body.watch_hands = true;
+    if (clock.value.trim()) body.clock = clock.value.trim();
+    if (moveLimit.value.trim()) body.move_limit = moveLimit.value.trim();
+    if (body.clock || body.move_limit) body.on_flag = onFlag.value;
     submit.disabled = true;
     try {
       const created = await api("/matches", { token, method: "POST", body });
@@ -107,6 +120,11 @@ function form(initial = {}) {
     el("p", {}, el("label", { for: "series" }, "Series "), series, " ",
       el("span", { class: "muted", id: "series-help" }, "optional: a series id (", el("a", { href: "/ui/series" }, "series"),
         "); its players then take the seats")),
+    el("p", {}, el("label", { for: "clock" }, "Clock "), clock, " ", el("label", { for: "move-limit" }, "a turn at most "),
+      moveLimit, " ", el("label", { for: "on-flag" }, "on a flag fall "), onFlag, el("br"),
+      el("span", { class: "muted", id: "clock-help" }, "optional: base per seat plus an increment per turn (5m+10s), "
+        + "and/or a limit on each turn (60s); the time penalty of each game is in its rules' ",
+        clockRules)),
     el("p", {}, el("label", { for: "watch-delay" }, "Watch delay "), watchDelay, " ",
       el("label", { for: "watch-hands" }, watchHands, " every hand"), " ",
       el("span", { class: "muted", id: "watch-delay-help" }, "optional: the public watch link shows the table this far "

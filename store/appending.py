@@ -228,12 +228,17 @@ class Appending(Reading):
         if len(rows) > MAX_ROWS_PER_TRANSACTION:
             raise ValueError(f"{len(rows)} events in one transaction; at most {MAX_ROWS_PER_TRANSACTION}")
         self._writable()
+        # the hot path: ``_connection`` written out, without a generator (as ``_query``)
+        pooled = self._take()
         try:
-            with self._connection() as conn:
-                positions: list[int] = self._driver.write(conn, rows, commands, streams)
-                return positions
-        except self._driver.DatabaseError as exc:
-            raise self._operational(exc) from None
+            positions: list[int] = self._driver.write(pooled.driver_connection, rows, commands, streams)
+        except BaseException as exc:
+            self._give_back(pooled, broken=isinstance(exc, self._driver.OperationalError))
+            if isinstance(exc, self._driver.DatabaseError):
+                raise self._operational(exc) from None
+            raise
+        self._give_back(pooled, broken=False)
+        return positions
 
     @contextlib.contextmanager
     def bulk_writer(self) -> Iterator[Callable[[list[tuple[Any, ...]], list[tuple[Any, ...]]], None]]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import operator
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -53,6 +54,8 @@ DEFAULT_SEAL_EVERY = 1000
 PAGE = 5000
 _sha256 = hashlib.sha256
 _pack = msgspec.msgpack.Encoder().encode
+#: a stored row's type (its third column)
+_TYPE = operator.itemgetter(2)
 log = logging.getLogger("kartludo.store")
 
 
@@ -142,6 +145,10 @@ def _extend(store: EventStore, tx: Any) -> Head:
             append((pos, n, sid, version, head))
         tx.insert_chain(entries)
         position = page[-1][0]
+        # a short page was the last: nothing more can come below the horizon (SQLite: no
+        # other writer while this transaction holds the file's write lock), so no query for an empty one
+        if len(page) < PAGE:
+            return Head(position, n, head)
 
 
 def extend(store: EventStore, *, settle: bool = True) -> Head:
@@ -237,7 +244,8 @@ class AutoSealer:
     def appended(self, store: EventStore, n: int, rows: Sequence[Sequence[Any]] = ()) -> None:
         """``n`` events were committed; ``rows`` (as stored: the type third) when known."""
         self._count += n
-        if self._count < self.every and not (any(ends_a_deal(r[2]) for r in rows) and self.key_file.exists()):
+        if self._count < self.every and not (any(map(ends_a_deal, set(map(_TYPE, rows))))
+                                             and self.key_file.exists()):
             return
         if not self._lock.acquire(blocking=False):
             self._again = True

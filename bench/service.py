@@ -21,7 +21,10 @@ unreachable), in one run:
   (no HTTP, no seat tokens).
 
 Prints accepted commands/s, p50/p99 POST-command latency, in-process commands/s and the
-ratio HTTP / in-process (target >= 0.5 at 16 clients on PostgreSQL). With ``--commands
+ratio HTTP / in-process (target >= 0.5 at 16 clients on PostgreSQL), and, from ``/proc``,
+the CPU each accepted command cost the server, PostgreSQL, the clients and the machine,
+with the latency floor that cost sets for that many clients on this machine's cores (the
+machine's figure counts everything running on it: read it on an otherwise quiet machine). With ``--commands
 N`` each client (HTTP or in-process) gives N commands and stops, so both get as far into
 their matches: in a fixed time the faster in-process clients reach the cheaper commands
 of long deals, which flatters them.
@@ -49,6 +52,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from typing import NamedTuple
 
 GAMES = ("uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri")
 
@@ -61,6 +65,7 @@ class Stats:
         self.latencies: list[float] = []  # seconds, every POST command
         self.matches = 0
         self.deals = 0
+        self.cpu: tuple[CpuSample | None, CpuSample | None] = (None, None)  # HTTP runs: before, after
         self.lock = threading.Lock()
 
     def merge(self, o: Stats) -> None:
@@ -227,7 +232,9 @@ def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
                                            for i in range(args.clients)))
                     return time.perf_counter() - t0
 
+            before = cpu_sample(proc.pid)
             elapsed = asyncio.run(run())
+            stats.cpu = (before, cpu_sample(proc.pid))
         finally:
             stop(proc)
     if any(key.split()[-1].startswith("5") for key in stats.other):  # show the server's tracebacks
@@ -235,6 +242,68 @@ def bench_http(url: str, args, log_path: str) -> tuple[Stats, float]:
         tb = [ln for ln in lines if not ln.startswith("INFO:")]
         sys.stderr.write("server log (non-INFO lines, last 80):\n" + "\n".join(tb[-80:]) + "\n")
     return stats, elapsed
+
+
+class CpuSample(NamedTuple):
+    """CPU seconds spent so far (Linux ``/proc``): by the benchmark's own process (the
+    clients), the server's process tree, PostgreSQL's processes, and the whole machine
+    (every core, busy time only). Differences of two samples say where a run's CPU went."""
+
+    client: float
+    server: float
+    postgres: float
+    machine: float
+    cores: int
+
+
+def _proc_stat(pid: str) -> tuple[str, int, float] | None:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    comm = raw[raw.index("(") + 1:raw.rindex(")")]
+    fields = raw[raw.rindex(")") + 2:].split()  # fields[0] is the state (stat's third field)
+    return comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_sample(server_pid: int) -> CpuSample | None:
+    """None where ``/proc`` is not there (the figures are then not printed)."""
+    if not os.path.exists("/proc/stat"):
+        return None
+    procs = {pid: stat for pid in os.listdir("/proc") if pid.isdigit() and (stat := _proc_stat(pid))}
+    tree, grown = {str(server_pid)}, True
+    while grown:  # the server and its workers (and theirs)
+        more = {pid for pid, (_, ppid, _) in procs.items() if str(ppid) in tree} - tree
+        grown, tree = bool(more), tree | more
+    with open("/proc/stat", encoding="ascii") as f:
+        cpu = [int(v) for v in f.readline().split()[1:]]
+    busy = (sum(cpu[:8]) - cpu[3] - cpu[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+    mine = os.times()
+    return CpuSample(client=mine.user + mine.system, server=sum(procs[p][2] for p in tree if p in procs),
+                     postgres=sum(c for name, _, c in procs.values() if name.startswith("postgres")),
+                     machine=busy, cores=os.cpu_count() or 1)
+
+
+def cpu_report(backend: str, before: CpuSample | None, after: CpuSample | None, stats: Stats,
+               seconds: float, clients: int) -> None:
+    """Where the CPU of one HTTP run went, per accepted command, and the latency floor it
+    sets: a closed loop of ``clients`` each waiting for its answer keeps ``clients``
+    requests in flight, so (Little's law) a client's accepted commands come on average
+    clients / throughput apart; with every core busy, throughput is at most cores / the
+    machine's CPU per command. A p99 below that floor is out of reach at that cost."""
+    if before is None or after is None or not stats.accepted:
+        return
+    per = {name: (getattr(after, name) - getattr(before, name)) / stats.accepted * 1e3
+           for name in ("client", "server", "postgres", "machine")}
+    busy = (after.machine - before.machine) / seconds
+    ceiling = after.cores / (per["machine"] / 1e3) if per["machine"] else float("inf")
+    print(f"{backend:10} http cpu  per accepted command: server {per['server']:.2f} ms, postgres "
+          f"{per['postgres']:.2f} ms, clients {per['client']:.2f} ms, machine {per['machine']:.2f} ms; "
+          f"{busy:.2f} of {after.cores} cores busy")
+    print(f"{backend:10} http cpu  at that cost {after.cores} cores give at most {ceiling:,.0f} commands/s, "
+          f"so each of {clients} clients waits on average at least {clients / ceiling * 1e3:.0f} ms between two "
+          f"of its accepted commands (Little's law)")
 
 
 # --- in-process -------------------------------------------------------------------------
@@ -331,7 +400,7 @@ def bench_inproc(url: str, args) -> tuple[Stats, float]:
 
 
 # --- report -----------------------------------------------------------------------------
-def report(backend: str, h: Stats, h_s: float, p: Stats, p_s: float) -> None:
+def report(backend: str, h: Stats, h_s: float, p: Stats, p_s: float, clients: int) -> None:
     h_rate, p_rate = h.accepted / h_s, p.accepted / p_s
     ratio = h_rate / p_rate if p_rate else float("nan")
     print(f"{backend:10} http      {h_rate:8,.0f} commands/s  p50 {pct(h.latencies, 50) * 1e3:6.1f} ms  "
@@ -345,6 +414,7 @@ def report(backend: str, h: Stats, h_s: float, p: Stats, p_s: float) -> None:
     if p.other:
         print(f"{backend:10} in-process other: {dict(p.other)}")
     print(f"{backend:10} ratio http / in-process {ratio:5.2f}")
+    cpu_report(backend, *h.cpu, h, h_s, clients)
 
 
 def child_http(url: str, clients: int, seconds: float, workers: int) -> None:
@@ -448,7 +518,7 @@ def main() -> None:
                     sys.stderr.write(open(log, encoding="utf-8", errors="replace").read()[-4000:])
                 raise
             p = bench_inproc(f"sqlite:///{os.path.join(tmp, 'inproc.db')}", args)
-            report("sqlite", *h, *p)
+            report("sqlite", *h, *p, args.clients)
         if args.no_pg:
             return
         names = (f"kartludo_bench_svc_h{os.getpid()}", f"kartludo_bench_svc_p{os.getpid()}")
@@ -467,7 +537,7 @@ def main() -> None:
                     sys.stderr.write(open(log, encoding="utf-8", errors="replace").read()[-4000:])
                 raise
             p = bench_inproc(p_url, args)
-            report("postgresql", *h, *p)
+            report("postgresql", *h, *p, args.clients)
         finally:
             for n in names:
                 drop_pg(args.pg, n)

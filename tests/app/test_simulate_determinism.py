@@ -72,7 +72,7 @@ def test_a_seeded_simulation_plays_the_matches_it_played_before(sqlite_url, game
 def test_batched_and_per_command_play_store_the_same_match(store, game, monkeypatch):
     from kartludo.app.matches import snapshots
 
-    monkeypatch.setattr(snapshots, "EVERY", 20)  # several snapshots per match
+    monkeypatch.setattr(snapshots, "EVERY", 1)  # a snapshot at every deal's end: several per match
     svc = MatchService(store)
     played = []
     for batch in (False, True):

@@ -11,6 +11,7 @@ import re
 import httpx
 
 from kartludo.app.matches.pipeline import MatchService
+from kartludo.engine.registry import game_names
 
 DESKTOP = {"width": 1280, "height": 800}
 #: a Web Audio stand-in counting the notes started (a headless browser plays no sound)
@@ -207,7 +208,7 @@ def test_game_words_link_to_their_rules_sections(site, page, shots):
             for (const w of Object.values(verbs)) if (!termHref(game, w)) out[game].push('missing: ' + w);
         return out;
     }""")
-    assert set(terms) == {"uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri"}
+    assert terms and set(terms) <= set(game_names())  # a game may have no linked words
     for game, hrefs in terms.items():
         html = httpx.get(f"{site.url}/ui/rules/{game}").text
         for href in hrefs:

@@ -11,7 +11,8 @@ unreachable), in one run:
   response carries the match in the caller's view (``to_act``) and, for a seat, its legal
   commands, so a seat that moves again POSTs at once; when another seat is to move the
   client first asks that seat's ``GET state`` (seat token; it carries ``legal``); when
-  nobody is to act it deals (TD). A match is left after ``--max-deals`` deals or
+  nobody is to act it deals (TD; matches are created without ``auto_deal``, so both
+  arms deal alike and leave after as many deals). A match is left after ``--max-deals`` deals or
   ``--max-commands`` commands (random play can be long), and the next one is created.
   Every POST command is timed; 2xx are accepted commands, 409s (refusals) and other
   statuses are counted apart.
@@ -113,7 +114,8 @@ async def http_client(i: int, http, td: dict[str, str], deadline: float, stats: 
         players = [f"c{i}p{j}" for j in range(seat_count(game))]
         try:
             status, body = await call("POST", "/matches", td,
-                                      {"game": game, "players": players, "seed": rng.getrandbits(32)})
+                                      {"game": game, "players": players, "seed": rng.getrandbits(32),
+                                       "auto_deal": False})  # the client deals, as in-process
             if status >= 300:
                 stats.other[f"create {status}"] += 1
                 continue

@@ -19,6 +19,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 import weakref
 from collections import Counter
 
@@ -226,7 +227,15 @@ class Watchers:
     every server process on the database: this process counts its own streams and
     publishes them (``store.presence``: its rows, rewritten whenever a count changes and
     every few seconds), and a count sums every process's fresh rows. When the database
-    cannot say (busy, read-only), this process's own count is given."""
+    cannot say (busy, read-only), this process's own count is given.
+
+    A count read from the database stands for ``COUNT_FOR_S``: every state and command
+    response of a seat carries it, and the other processes' rows change that seldom
+    anyway (whenever their count changes, and every ``presence.REFRESH_S``); this
+    process's own streams always count as they are."""
+
+    #: how long a count read from the database stands (seconds)
+    COUNT_FOR_S = 1.0
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
@@ -237,6 +246,7 @@ class Watchers:
         self._dirty: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
+        self._counted: dict[str, tuple[float, int | None]] = {}  # match -> (when read, count read)
 
     def join(self, match_id: str) -> None:
         with self._lock:
@@ -255,8 +265,16 @@ class Watchers:
             return self._open.get(match_id, 0)
 
     def count(self, match_id: str) -> int:
-        """The match's watchers on every process (blocking: a store read)."""
-        found = presence.count(self.store, match_id)
+        """The match's watchers on every process (blocking: a store read, at most one a
+        match each ``COUNT_FOR_S``)."""
+        now = time.monotonic()
+        read = self._counted.get(match_id)
+        if read is None or now - read[0] >= self.COUNT_FOR_S:
+            read = now, presence.count(self.store, match_id)
+            if len(self._counted) >= 4096:  # forget what stands no longer
+                self._counted = {m: r for m, r in self._counted.items() if now - r[0] < self.COUNT_FOR_S}
+            self._counted[match_id] = read
+        found = read[1]
         own = self.own(match_id)  # (ahead of the table until this process has published them)
         return own if found is None else max(found, own)
 

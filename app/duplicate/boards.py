@@ -32,6 +32,7 @@ from kartludo.app.errors import InvalidInput
 from kartludo.app.ids import resolve_prefix
 from kartludo.app.matches.autodeal import deal_if_due, setting, table_stream
 from kartludo.app.matches.fairness import SALT_BYTES, commitment, random_deck
+from kartludo.app.matches.fixed import remembered
 from kartludo.app.matches.pipeline import MatchService, Outcome
 from kartludo.app.matches.setup import check_players, check_seed
 from kartludo.engine import match as aggregate
@@ -234,7 +235,7 @@ def after_command(svc: MatchService, match_id: str) -> Outcome | None:
     """What follows a command on any match: the next deal of a table that deals by
     itself, and for a board its closure and the table's next board."""
     dealt = deal_if_due(svc, match_id)
-    link = board_of(svc.store, match_id)
+    link = remembered(svc.store, "board", match_id, lambda: board_of(svc.store, match_id))
     if link is not None:
         advance(svc, link.duplicate)
     return dealt

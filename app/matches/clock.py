@@ -37,6 +37,7 @@ from typing import Any
 import msgspec
 
 from kartludo.app.errors import AppError, InvalidInput
+from kartludo.app.matches.fixed import UNKNOWN, remembered
 from kartludo.engine import match as aggregate
 from kartludo.engine.base import Command
 from kartludo.engine.match import Match
@@ -328,6 +329,15 @@ def replay_readings(store: EventStore, match_id: str) -> dict[int, dict[str, Any
     return fold(match_id, store.read_stream(match_stream(match_id)), table, steps=True).after
 
 
+def has_clock(store: EventStore, match_id: str) -> bool:
+    """Whether the match runs on a clock (``fixed.UNKNOWN`` while there is no such match:
+    a clock is set only as a match is created)."""
+    table = store.read_stream(table_stream(match_id))
+    if control_of_table(table) is not None:
+        return True
+    return False if table or store.read_stream(match_stream(match_id), 1, 1) else UNKNOWN
+
+
 def control_of_table(table: Iterable[Recorded]) -> ClockSet | None:
     """The match's latest time control in its table stream (None: it has none)."""
     found = None
@@ -534,8 +544,7 @@ def apply_due(svc: Any, match_id: str) -> list[Recorded]:
     it first makes this one's append fail, and the re-read finds nothing due. Returns
     the records appended here."""
     store: EventStore = svc.store
-    table = store.read_stream(table_stream(match_id))
-    if control_of_table(table) is None:
+    if not remembered(store, "clock", match_id, lambda: has_clock(store, match_id)):
         return []
     appended: list[Recorded] = []
 

@@ -32,7 +32,7 @@ from kartludo.app.errors import InvalidInput
 from kartludo.app.ids import resolve_prefix
 from kartludo.app.matches.autodeal import deal_if_due, setting, table_stream
 from kartludo.app.matches.fairness import SALT_BYTES, commitment, random_deck
-from kartludo.app.matches.fixed import remembered
+from kartludo.app.matches.fixed import UNKNOWN, remembered
 from kartludo.app.matches.pipeline import MatchService, Outcome
 from kartludo.app.matches.setup import check_players, check_seed
 from kartludo.engine import match as aggregate
@@ -40,7 +40,7 @@ from kartludo.engine.base import BadCommand, IllegalCommand, parse_options, seed
 from kartludo.engine.match import AppError, Match, UnknownMatch
 from kartludo.engine.registry import get_game
 from kartludo.events.duplicate import BoardOf, BoardStarted, DuplicateCreated
-from kartludo.events.streams import DUPLICATE_PREFIX, duplicate_stream
+from kartludo.events.streams import DUPLICATE_PREFIX, duplicate_stream, match_stream
 from kartludo.store import ConcurrencyConflict, EventStore
 
 #: who records a board's creation, deal and closure
@@ -155,6 +155,20 @@ def board_of(store: EventStore, match_id: str) -> BoardOf | None:
     return None
 
 
+def board_link(store: EventStore, match_id: str) -> BoardOf | None:
+    """``board_of``, read once per store: a match's link is written in the transaction
+    that creates the match and never after. Of a match not created yet nothing is kept
+    (a board's id is derived, so it may be asked before the board starts)."""
+    def read() -> Any:
+        link = board_of(store, match_id)
+        if link is None and not store.read_stream(match_stream(match_id), 1, 1):
+            return UNKNOWN  # (not created yet: asked again next time)
+        return link
+
+    found: BoardOf | None = remembered(store, "board", match_id, read)
+    return None if found is UNKNOWN else found
+
+
 def board_match_id(duplicate_id: str, table: int, board: int) -> str:
     """A board's match id, derived: two processes starting the same board race on one
     stream, and the store keeps one."""
@@ -235,7 +249,7 @@ def after_command(svc: MatchService, match_id: str) -> Outcome | None:
     """What follows a command on any match: the next deal of a table that deals by
     itself, and for a board its closure and the table's next board."""
     dealt = deal_if_due(svc, match_id)
-    link = remembered(svc.store, "board", match_id, lambda: board_of(svc.store, match_id))
+    link = board_link(svc.store, match_id)
     if link is not None:
         advance(svc, link.duplicate)
     return dealt
@@ -259,13 +273,10 @@ class Boards:
 
     def __init__(self, svc: MatchService) -> None:
         self.svc = svc
-        self._links: dict[str, BoardOf | None] = {}
         self._complete: set[tuple[str, int]] = set()
 
     def link(self, match_id: str) -> BoardOf | None:
-        if match_id not in self._links:
-            self._links[match_id] = board_of(self.svc.store, match_id)
-        return self._links[match_id]
+        return board_link(self.svc.store, match_id)
 
     def withheld(self, match_id: str) -> bool:
         link = self.link(match_id)

@@ -9,13 +9,12 @@ module only lays it out. The Structs double as the HTTP service's OpenAPI schema
 
 from __future__ import annotations
 
-import threading
-import weakref
 from typing import Any
 
 import msgspec
 
-from kartludo.app.duplicate.boards import board_of
+from kartludo.app.duplicate.boards import board_link
+from kartludo.app.matches.fixed import remembered
 from kartludo.app.matches.pipeline import MatchService
 from kartludo.engine.base import ALL, Viewer
 from kartludo.engine.match import Match
@@ -114,29 +113,22 @@ def state_json(svc: MatchService, match: Match, viewer: Viewer, *, secrets: bool
     return out
 
 
-#: per store: match id -> its board link as ``board_json`` gives it (None: no board)
-_BOARDS: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any] | None]] = weakref.WeakKeyDictionary()
-_BOARDS_LOCK = threading.Lock()
-
-
 def board_json(svc: MatchService, match_id: str) -> dict[str, Any] | None:
     """A duplicate board's place in its event, for ``state``'s ``board`` field:
     ``duplicate`` (the event's id), ``board`` and ``table`` (from 1) and ``boards`` (how
     many the event has); None for an ordinary match. Public (it says which deal is
     played, never how it lies). A match's link is written with the match and never
-    changes: it is read once per store."""
-    with _BOARDS_LOCK:
-        known = _BOARDS.setdefault(svc.store, {})
-        if match_id in known:
-            return known[match_id]
-    link = board_of(svc.store, match_id)
-    found = None
-    if link is not None:
+    changes: it is read once per store (``fixed.remembered``)."""
+    link = board_link(svc.store, match_id)
+    if link is None:
+        return None
+
+    def read() -> dict[str, Any]:
         created = svc.store.read_stream(duplicate_stream(link.duplicate), 1, 1)[0].event
         assert isinstance(created, DuplicateCreated)
-        found = {"duplicate": link.duplicate, "board": link.board, "table": link.table, "boards": created.boards}
-    with _BOARDS_LOCK:
-        known[match_id] = found
+        return {"duplicate": link.duplicate, "board": link.board, "table": link.table, "boards": created.boards}
+
+    found: dict[str, Any] = remembered(svc.store, "board json", match_id, read)
     return found
 
 

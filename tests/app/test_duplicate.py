@@ -248,3 +248,28 @@ def test_a_decision_on_a_played_board_reaches_its_traveller_and_the_standings(k,
         assert {r.player: r.matchpoints for r in ranked.rows} == \
             {r.player: r.matchpoints for t in after.tables for r in t.results}
         reset(store, DuplicateProjection())
+
+
+def test_a_board_asked_for_before_it_starts_is_a_board_once_it_has(svc, store):
+    """A board's match id is derived (anyone may work it out), and a process remembers
+    which matches are boards: asked before the board starts, nothing is kept, so once it
+    starts it is a board (its state says so, and it stays hidden until every table has
+    played it), in the same long-lived reader."""
+    from kartludo.app.duplicate.boards import board_link, board_match_id
+    from kartludo.app.reading.presenters import board_json
+
+    game = "uxinjo"
+    dup_id = create_duplicate(svc, game, tables_of(game), 2, seed=3, actor="td")
+    reader = MatchReader(svc)
+    second = board_match_id(dup_id, 1, 2)
+    assert board_link(store, second) is None and board_json(svc, second) is None
+    assert not reader.boards.withheld(second)
+    play_board(svc, dup_id, 1, every_game.heuristic(game), random.Random(1))  # table 1 starts board 2
+    assert load_duplicate(store, dup_id).started[1, 2] == second
+    link = board_link(store, second)
+    assert link is not None and (link.board, link.table) == (2, 1)
+    assert board_json(svc, second) == {"duplicate": dup_id, "board": 2, "table": 1, "boards": 2}
+    assert reader.boards.withheld(second)  # tables 2 and 3 have not played board 2
+    with pytest.raises(NotAllowed, match="still to be played at another table"):
+        reader.state(svc.load(second), PUBLIC)
+    assert reader.state(svc.load(second), 0)["board"]["board"] == 2

@@ -393,14 +393,13 @@ class Clocks:
     """The clocks of the matches one reader shows, each folded once and then caught up
     with the events since (a match's ``state`` is read after every event: it must not
     fold the whole match each time). Matches known to have no clock are not read again
-    (a time control is written with the match, never later)."""
+    (a time control is written with the match, never later: ``fixed.remembered``)."""
 
     SIZE = 1000
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self._held: dict[str, tuple[Match, Clock, int]] = {}
-        self._none: set[str] = set()
         self._lock = threading.Lock()
 
     def reading(self, match_id: str) -> dict[str, Any] | None:
@@ -423,16 +422,11 @@ class Clocks:
 
     def _current(self, match_id: str) -> tuple[Match, Clock, int] | None:
         """The match and its clocks as the store holds them now (None: no clock)."""
-        if match_id in self._none:
-            return None
         held = self._held.get(match_id)
         if held is None:
+            if remembered(self.store, "clock", match_id, lambda: has_clock(self.store, match_id)) is not True:
+                return None  # no clock (or no such match: UNKNOWN)
             table = self.store.read_stream(table_stream(match_id))
-            if control_of_table(table) is None:
-                if len(self._none) >= 100 * self.SIZE:
-                    self._none.clear()
-                self._none.add(match_id)
-                return None
             folded = fold(match_id, self.store.read_stream(match_stream(match_id)), table)
             assert folded.clock is not None
             held = (folded.match, folded.clock, table[-1].version)
@@ -544,8 +538,8 @@ def apply_due(svc: Any, match_id: str) -> list[Recorded]:
     it first makes this one's append fail, and the re-read finds nothing due. Returns
     the records appended here."""
     store: EventStore = svc.store
-    if not remembered(store, "clock", match_id, lambda: has_clock(store, match_id)):
-        return []
+    if remembered(store, "clock", match_id, lambda: has_clock(store, match_id)) is not True:
+        return []  # no clock (or no such match: UNKNOWN)
     appended: list[Recorded] = []
 
     def decide(m: Match) -> list[Event]:

@@ -434,3 +434,19 @@ def test_a_flag_fall_without_a_penalty_moves_no_total_and_on_flag_needs_a_clock(
         clock.control_of(None, None, "bot-penalty", on_flag_given=True)
     with pytest.raises(InvalidInput, match="--on-flag 'concede' is not a flag-fall consequence: bot "):
         clock.control_of("5m", None, "concede")
+
+
+def test_a_clock_asked_for_before_its_match_exists_counts_once_it_does(store, now):
+    """Whether a match runs on a clock is read once per store and kept, but nothing is
+    kept for a match not created yet (a duplicate board's id is derived: it may be asked
+    for first): once created on a clock, its clock reads and its flag falls."""
+    svc = MatchService(store)
+    mid = "feedc0ffee00"
+    clocks = clock.Clocks(store)
+    assert clocks.reading(mid) is None and clock.apply_due(svc, mid) == []
+    svc.create_once("hakamo", PLAYERS, seed=11, match_id=mid, actor="cli",
+                    also=clock.setting(clock.control_of("1m", None)))
+    svc.deal(mid)
+    assert clocks.reading(mid) is not None
+    now.at(61)
+    assert [r.type for r in clock.apply_due(svc, mid)][:1] == ["match.flag-fall"]

@@ -39,30 +39,16 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from cpu import tree_cpu_s  # noqa: E402  (bench/cpu.py, beside this script)
 from replica_cluster import ReplicaCluster, missing_tools, replica_cluster  # noqa: E402
 
 from service import free_port, stop  # noqa: E402  (bench/service.py, beside this script)
-
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def cluster_cpu(name: str, version: str) -> float:
     """CPU seconds used so far by a cluster's postmaster and its children."""
     pid_file = Path(f"/var/lib/postgresql/{version}/{name}/postmaster.pid")
-    root = int(pid_file.read_text().split()[0])
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        pid, ppid = int(entry.name), int(fields[1])
-        if pid == root or ppid == root:
-            total += (int(fields[11]) + int(fields[12])) / TICKS
-    return total
+    return tree_cpu_s(int(pid_file.read_text().split()[0]))
 
 
 def bearer(token: str | None) -> dict[str, str]:

@@ -98,6 +98,8 @@ import threading
 import time
 import uuid
 
+from cpu import machine_busy_s  # bench/cpu.py, beside this script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 #: the tree before PostgreSQL appends ran concurrently (the store as issue 17 found it)
@@ -108,18 +110,6 @@ LAYERS = ("app", "cli", "engine", "events", "projections", "service", "store", "
 # --- child processes -------------------------------------------------------------------
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def machine_busy_s() -> float | None:
-    """CPU-seconds the whole machine has spent busy since boot (every core; Linux's
-    /proc/stat, None elsewhere): what the database server and everything else used."""
-    try:
-        with open("/proc/stat") as f:
-            ticks = [int(x) for x in f.readline().split()[1:]]
-    except OSError:
-        return None
-    # user, nice, system, irq, softirq: not idle, iowait, steal (another guest's) or guest (in user already)
-    return sum(ticks[i] for i in (0, 1, 2, 5, 6)) / os.sysconf("SC_CLK_TCK")
 
 
 class CpuMeter:

@@ -55,6 +55,8 @@ import uuid
 from collections import Counter
 from typing import NamedTuple
 
+from cpu import machine_busy_s, named_cpu_s, processes, tree_cpu_s  # bench/cpu.py, beside this script
+
 GAMES = ("uxinjo", "hakamo", "laugavatnsmanni", "svoi-kozyri")
 
 
@@ -258,33 +260,15 @@ class CpuSample(NamedTuple):
     cores: int
 
 
-def _proc_stat(pid: str) -> tuple[str, int, float] | None:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            raw = f.read()
-    except OSError:
-        return None
-    comm = raw[raw.index("(") + 1:raw.rindex(")")]
-    fields = raw[raw.rindex(")") + 2:].split()  # fields[0] is the state (stat's third field)
-    return comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def cpu_sample(server_pid: int) -> CpuSample | None:
     """None where ``/proc`` is not there (the figures are then not printed)."""
-    if not os.path.exists("/proc/stat"):
+    machine = machine_busy_s()
+    if machine is None:
         return None
-    procs = {pid: stat for pid in os.listdir("/proc") if pid.isdigit() and (stat := _proc_stat(pid))}
-    tree, grown = {str(server_pid)}, True
-    while grown:  # the server and its workers (and theirs)
-        more = {pid for pid, (_, ppid, _) in procs.items() if str(ppid) in tree} - tree
-        grown, tree = bool(more), tree | more
-    with open("/proc/stat", encoding="ascii") as f:
-        cpu = [int(v) for v in f.readline().split()[1:]]
-    busy = (sum(cpu[:8]) - cpu[3] - cpu[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+    procs = processes()
     mine = os.times()
-    return CpuSample(client=mine.user + mine.system, server=sum(procs[p][2] for p in tree if p in procs),
-                     postgres=sum(c for name, _, c in procs.values() if name.startswith("postgres")),
-                     machine=busy, cores=os.cpu_count() or 1)
+    return CpuSample(client=mine.user + mine.system, server=tree_cpu_s(server_pid, procs),
+                     postgres=named_cpu_s("postgres", procs), machine=machine, cores=os.cpu_count() or 1)
 
 
 def cpu_report(backend: str, before: CpuSample | None, after: CpuSample | None, stats: Stats,

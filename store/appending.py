@@ -228,16 +228,7 @@ class Appending(Reading):
         if len(rows) > MAX_ROWS_PER_TRANSACTION:
             raise ValueError(f"{len(rows)} events in one transaction; at most {MAX_ROWS_PER_TRANSACTION}")
         self._writable()
-        # the hot path: ``_connection`` written out, without a generator (as ``_query``)
-        pooled = self._take()
-        try:
-            positions: list[int] = self._driver.write(pooled.driver_connection, rows, commands, streams)
-        except BaseException as exc:
-            self._give_back(pooled, broken=isinstance(exc, self._driver.OperationalError))
-            if isinstance(exc, self._driver.DatabaseError):
-                raise self._operational(exc) from None
-            raise
-        self._give_back(pooled, broken=False)
+        positions: list[int] = self._run(self._driver.write, rows, commands, streams)
         return positions
 
     @contextlib.contextmanager

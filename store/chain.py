@@ -145,8 +145,9 @@ def _extend(store: EventStore, tx: Any) -> Head:
             append((pos, n, sid, version, head))
         tx.insert_chain(entries)
         position = page[-1][0]
-        # a short page was the last: nothing more can come below the horizon (SQLite: no
-        # other writer while this transaction holds the file's write lock), so no query for an empty one
+        # a short page was the last, so no query for an empty one: nothing more can come
+        # below the horizon (PostgreSQL: every event below it had committed before the
+        # horizon was read; SQLite: no other writer while this transaction holds the write lock)
         if len(page) < PAGE:
             return Head(position, n, head)
 

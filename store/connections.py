@@ -18,7 +18,7 @@ import contextlib
 import queue
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy.exc
@@ -247,18 +247,24 @@ class Connections:
     def _query(self, sql: str, *, prepared: bool = False, **params: Any) -> list[Sequence[Any]]:
         """``prepared``: a hot read, int and text parameters (the driver may prepare it
         once per connection and run it by the shortest path it has)."""
-        # the hot path: ``_connection`` written out, without a generator
+        rows: list[Sequence[Any]] = self._run(self._driver.prepared_query if prepared else self._driver.query,
+                                              sql, params)
+        return rows
+
+    def _run(self, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(driver_connection, *args)`` on a pooled connection, as ``_connection``
+        lends one but without a generator (the hot paths: every query, every append),
+        a driver's error raised as the store's."""
         pooled = self._take()
         try:
-            run = self._driver.prepared_query if prepared else self._driver.query
-            rows: list[Sequence[Any]] = run(pooled.driver_connection, sql, params)
+            result = work(pooled.driver_connection, *args)
         except BaseException as exc:
             self._give_back(pooled, broken=isinstance(exc, self._driver.OperationalError))
             if isinstance(exc, self._driver.DatabaseError):
                 raise self._operational(exc) from None
             raise
         self._give_back(pooled, broken=False)
-        return rows
+        return result
 
     def _query_one(self, sql: str, **params: Any) -> Sequence[Any] | None:
         rows = self._query(sql, **params)

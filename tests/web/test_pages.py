@@ -51,7 +51,10 @@ def hand_faces(state: dict) -> list[str]:
 
 
 def query(page) -> dict[str, str]:
-    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+    """The address's query as the page has it now: ``page.url`` is Playwright's copy, told
+    of a ``history.replaceState`` only later (a test read step 3 from it while the page
+    showed step 4, whose replaceState had run before it drew the step)."""
+    return {k: v[0] for k, v in parse_qs(urlparse(page.evaluate("location.href")).query).items()}
 
 
 def test_match_list_links_every_match(site, page, shots):
